@@ -1,0 +1,8 @@
+//! kabir: rules, notation and a game database for the Shatranj family of chess games.
+//!
+//! The crate is layered so that data flows one way:
+//! text ([`notation`]) -> games and moves ([`rules`]) -> rows and answers (database, queries).
+//! Variant definitions ([`variants`]) are data files compiled into [`rules::Variant`] values.
+pub mod notation;
+pub mod rules;
+pub mod variants;

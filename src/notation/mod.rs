@@ -1,0 +1,1 @@
+//! Game records as text: position strings, the game reader and the writer.
