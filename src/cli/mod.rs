@@ -1,0 +1,6 @@
+//! The command line: one module per subcommand, each a thin layer over the library.
+
+pub mod args;
+pub mod generate;
+pub mod perft;
+pub mod variants;
