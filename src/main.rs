@@ -21,6 +21,8 @@ enum Command {
     Variants(cli::variants::VariantsArgs),
     /// Count the legal move tree to a depth (move generator test).
     Perft(cli::perft::PerftArgs),
+    /// Play random legal games, reproducible by seed.
+    Generate(cli::generate::GenerateArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Variants(a) => cli::variants::run(a, &mut out),
         Command::Perft(a) => cli::perft::run(a, &mut out),
+        Command::Generate(a) => cli::generate::run(a, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(Into::into));
     match result {

@@ -1,1 +1,5 @@
-//! Game records as text: position strings, the game reader and the writer.
+//! Game records as text: the game reader and the writer.
+
+mod write;
+
+pub use write::write_game;
