@@ -131,19 +131,19 @@ impl Position {
     /// What a pawn becomes on arriving at its last rank: one move per choice.
     fn push_promotions(&self, m: Move, piece: Piece, out: &mut Vec<Move>) {
         let variant = &*self.variant;
-        if let Some(pp) = &variant.rules().pawn_of_pawns {
-            if let Some(i) = pp.states.iter().position(|&k| k == piece.kind) {
-                let next = if i < 2 {
-                    pp.states[i + 1]
-                } else {
-                    pp.third_arrival
-                };
-                out.push(Move {
-                    promotion: Some(next),
-                    ..m
-                });
-                return;
-            }
+        if let Some(pp) = &variant.rules().pawn_of_pawns
+            && let Some(i) = pp.states.iter().position(|&k| k == piece.kind)
+        {
+            let next = if i < 2 {
+                pp.states[i + 1]
+            } else {
+                pp.third_arrival
+            };
+            out.push(Move {
+                promotion: Some(next),
+                ..m
+            });
+            return;
         }
         let choices = &variant.kind(piece.kind).promotion;
         if choices.is_empty() {
@@ -191,10 +191,10 @@ impl Position {
                 self.lifts(from, out);
             }
         }
-        if let Some(king) = self.swap_piece(us) {
-            if out.is_empty() || self.is_attacked(king, !us) {
-                self.swaps(king, out);
-            }
+        if let Some(king) = self.swap_piece(us)
+            && (out.is_empty() || self.is_attacked(king, !us))
+        {
+            self.swaps(king, out);
         }
     }
 

@@ -135,8 +135,11 @@ fn legs_of(def: &MoveDef) -> Result<Vec<Leg>, String> {
     Ok(legs)
 }
 
-fn images(sym: Symmetry) -> &'static [fn(i8, i8) -> (i8, i8)] {
-    const ALL: [fn(i8, i8) -> (i8, i8); 8] = [
+/// A rotation or reflection of a vector.
+type Image = fn(i8, i8) -> (i8, i8);
+
+fn images(sym: Symmetry) -> &'static [Image] {
+    const ALL: [Image; 8] = [
         |x, y| (x, y),
         |x, y| (-x, y),
         |x, y| (x, -y),
@@ -202,12 +205,11 @@ impl MoveTable {
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
                 for (legs, mode, from_rank) in &paths {
-                    if let Some(r) = from_rank {
-                        if !geometry.is_main(from)
-                            || geometry.rank(from) != geometry.relative_rank(color, *r as i8)
-                        {
-                            continue;
-                        }
+                    if let Some(r) = from_rank
+                        && (!geometry.is_main(from)
+                            || geometry.rank(from) != geometry.relative_rank(color, *r as i8))
+                    {
+                        continue;
                     }
                     let ray = walk(geometry, from, color, legs);
                     for group in split_monotone(ray) {
@@ -329,10 +331,11 @@ fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(S
         if variable_leg_off_board {
             break;
         }
-        if let (true, Some(to)) = (ok, last) {
-            if to != from && !mask.contains(from) {
-                out.push((to, mask));
-            }
+        if let (true, Some(to)) = (ok, last)
+            && to != from
+            && !mask.contains(from)
+        {
+            out.push((to, mask));
         }
     }
     out
