@@ -26,8 +26,43 @@ impl Position {
         for from in self.by_color[us.index()] & !self.waiting(us) {
             self.piece_moves(from, out);
         }
-        out.retain(|&m| self.is_legal_unchecked(m));
+        match self.pin_lines(us) {
+            // Not in check with a single royal: only a move of the royal itself or of a piece
+            // standing on a line towards it can expose it.
+            Some(lines) => {
+                let royal = self.royal[us.index()];
+                out.retain(|&m| {
+                    (m.promotion.is_none() && !lines.contains(m.from) && !royal.contains(m.from))
+                        || self.is_legal_unchecked(m)
+                });
+            }
+            None => out.retain(|&m| self.is_legal_unchecked(m)),
+        }
         self.special_moves(out);
+    }
+
+    /// For a side with a single royal piece that is not attacked: the squares on which a piece
+    /// blocks some enemy piece's way to the royal. `None` when every move needs the full test.
+    fn pin_lines(&self, us: Color) -> Option<Bitboard> {
+        let royal = self.royal[us.index()];
+        if royal.count() != 1 {
+            return None;
+        }
+        let king = royal.first()?;
+        let them = !us;
+        if self.is_attacked(king, them) {
+            return None;
+        }
+        let waiting = self.waiting(them);
+        let classes = &self.by_class[them.index()];
+        let mut lines = Bitboard::EMPTY;
+        for (i, table) in self.variant.tables.iter().enumerate() {
+            let pieces = classes[i] & !waiting;
+            if pieces.nonempty() && table.captures {
+                lines |= table.lines_to(them, king, pieces);
+            }
+        }
+        Some(lines)
     }
 
     /// The legal moves of the piece on one square (the king's swaps included).

@@ -292,6 +292,25 @@ impl MoveTable {
     }
 }
 
+impl MoveTable {
+    /// The squares whose emptying could let a piece of this class on one of `pieces` capture
+    /// on `to`: the union of the blocking sets of every way it could get there.
+    #[inline]
+    pub fn lines_to(&self, color: Color, to: Square, pieces: Bitboard) -> Bitboard {
+        let rev = &self.reverse[color.index() * self.nsq + to.index()];
+        if rev.pure || (rev.from & pieces).is_empty() {
+            return Bitboard::EMPTY;
+        }
+        let mut lines = Bitboard::EMPTY;
+        for &(from, mask) in &self.reverse_entries[rev.start as usize..rev.end as usize] {
+            if pieces.contains(from) {
+                lines |= mask;
+            }
+        }
+        lines
+    }
+}
+
 /// The destinations of one path from `from`, in order of the variable leg's length, each with
 /// the squares that must be empty on the way.
 fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(Square, Bitboard)> {
