@@ -3,4 +3,8 @@
 //! Syntax only: nothing here knows the rules. [`reader`] splits a file into games and tokens,
 //! [`san`] reads the text of one move, [`tags`] names the tag pairs and results.
 
+pub mod game;
+pub mod reader;
 pub mod san;
+pub mod span;
+pub mod tags;
