@@ -5,5 +5,6 @@
 //! Variant definitions ([`variants`]) are data files compiled into [`rules::Variant`] values.
 pub mod generate;
 pub mod notation;
+pub mod replay;
 pub mod rules;
 pub mod variants;

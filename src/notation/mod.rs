@@ -6,9 +6,11 @@
 
 pub mod game;
 pub mod reader;
+pub mod resolve;
 pub mod san;
 pub mod span;
 pub mod tags;
 mod write;
 
-pub use write::write_game;
+pub use resolve::{ResolveError, resolve};
+pub use write::{LineWriter, check_mark, san, san_plus, write_game, write_tags};

@@ -1,54 +1,191 @@
-//! Writing games as text.
+//! Writing moves and games as text: canonical SAN and the game writer.
 
-use crate::rules::{Game, Position};
+use crate::rules::{Color, Game, Move, MoveKind, Position, Status, Termination};
 
-/// Writes a game with the given tag pairs (in order) and its moves in coordinate notation,
-/// with move numbers, wrapped at 80 columns.
-pub fn write_game(game: &Game, tags: &[(String, String)]) -> String {
+/// The canonical SAN of a legal move, without check mark: the piece letter (none for pawns),
+/// the least disambiguation that makes it unique (file, else rank, else both), `x` for a
+/// capture, the destination, and `=X` for a promotion. Lifts and relocations of the pawn of
+/// pawns are `PPe5` / `PPxe5`; a king swap is `K:e2`.
+///
+/// `legal` is the position's legal moves (for disambiguation).
+pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
+    let variant = pos.variant();
+    let g = variant.geometry();
+    let to = g.name(m.to);
+    let capture = pos.is_capture(m);
+    match m.kind {
+        MoveKind::Lift | MoveKind::Relocation => {
+            return format!("PP{}{to}", if capture { "x" } else { "" });
+        }
+        MoveKind::Swap => {
+            let letter = pos
+                .kind_at(m.from)
+                .map_or("K", |k| variant.kind(k).symbol.as_str());
+            return format!("{letter}:{to}");
+        }
+        MoveKind::Normal => {}
+    }
+    let Some(kind) = pos.kind_at(m.from) else {
+        return m.to_uci(pos);
+    };
+    let info = variant.kind(kind);
     let mut s = String::new();
+    let (file, rank) = g.coords(m.from);
+    let file_char = (b'a' + (file.max(1) - 1) as u8) as char;
+    if info.pawn {
+        if capture {
+            s.push(file_char);
+            s.push('x');
+        }
+    } else {
+        s.push_str(&info.symbol);
+        let rivals: Vec<&Move> = legal
+            .iter()
+            .filter(|o| {
+                o.kind == MoveKind::Normal
+                    && o.to == m.to
+                    && o.from != m.from
+                    && pos.kind_at(o.from) == Some(kind)
+            })
+            .collect();
+        if !rivals.is_empty() {
+            let from_name = g.name(m.from);
+            if !g.is_main(m.from) {
+                // A piece in a citadel is named by the citadel.
+                s.push_str(from_name);
+            } else if rivals.iter().all(|o| g.coords(o.from).0 != file) {
+                s.push(file_char);
+            } else if rivals.iter().all(|o| g.coords(o.from).1 != rank) {
+                s.push_str(&rank.to_string());
+            } else {
+                s.push_str(from_name);
+            }
+        }
+        if capture {
+            s.push('x');
+        }
+    }
+    s.push_str(to);
+    if let Some(p) = m.promotion {
+        // A pawn of pawns' arrivals keep it a pawn of pawns: no suffix.
+        if variant.kind(p).base != info.base {
+            s.push('=');
+            s.push_str(variant.kind(p).symbol.trim_end_matches('\''));
+        }
+    }
+    s
+}
+
+/// The check mark a move earns: `#` if it checkmates, `+` if it attacks an enemy royal piece.
+pub fn check_mark(after: &Position) -> &'static str {
+    if !after.is_check() {
+        return "";
+    }
+    match after.status() {
+        Status::Over {
+            termination: Termination::Checkmate,
+            ..
+        } => "#",
+        _ => "+",
+    }
+}
+
+/// Canonical SAN with its check mark.
+pub fn san_plus(pos: &Position, m: Move, legal: &[Move]) -> String {
+    let mut s = san(pos, m, legal);
+    s.push_str(check_mark(&pos.after(m)));
+    s
+}
+
+/// Writes tag pairs (in the order given), escaping `"` and `\`.
+pub fn write_tags(out: &mut String, tags: &[(String, String)]) {
     for (k, v) in tags {
-        s.push('[');
-        s.push_str(k);
-        s.push_str(" \"");
+        out.push('[');
+        out.push_str(k);
+        out.push_str(" \"");
         for ch in v.chars() {
             if ch == '"' || ch == '\\' {
-                s.push('\\');
+                out.push('\\');
             }
-            s.push(ch);
+            out.push(ch);
         }
-        s.push_str("\"]\n");
+        out.push_str("\"]\n");
     }
+}
+
+/// Collects movetext tokens into lines of at most 79 characters.
+#[derive(Default)]
+pub struct LineWriter {
+    text: String,
+    line: String,
+}
+
+impl LineWriter {
+    pub fn push(&mut self, token: &str) {
+        if !self.line.is_empty() && self.line.len() + 1 + token.len() > 79 {
+            self.text.push_str(&self.line);
+            self.text.push('\n');
+            self.line.clear();
+        }
+        if !self.line.is_empty() {
+            self.line.push(' ');
+        }
+        self.line.push_str(token);
+    }
+
+    pub fn finish(mut self) -> String {
+        self.text.push_str(&self.line);
+        self.text.push('\n');
+        self.text
+    }
+}
+
+/// Writes a game without annotations: tag pairs (in the order given), then the moves in
+/// canonical SAN with move numbers, then the result.
+pub fn write_game(game: &Game, tags: &[(String, String)]) -> String {
+    let mut s = String::new();
+    write_tags(&mut s, tags);
     s.push('\n');
     let mut pos: Position = game.start().clone();
-    let mut line = String::new();
-    let push = |token: &str, s: &mut String, line: &mut String| {
-        if !line.is_empty() && line.len() + 1 + token.len() > 79 {
-            s.push_str(line);
-            s.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(token);
-    };
+    let mut w = LineWriter::default();
+    let mut legal = Vec::new();
     for (i, &m) in game.moves().iter().enumerate() {
-        let white = pos.turn() == crate::rules::Color::White;
+        let white = pos.turn() == Color::White;
         if white || i == 0 {
             let n = pos.fullmove_number();
-            let number = if white {
+            w.push(&if white {
                 format!("{n}.")
             } else {
                 format!("{n}...")
-            };
-            push(&number, &mut s, &mut line);
+            });
         }
-        push(&m.to_uci(&pos), &mut s, &mut line);
+        pos.legal_moves_into(&mut legal);
+        let mut text = san(&pos, m, &legal);
         pos.play_unchecked(m);
+        let mark = if pos.is_check() {
+            if i + 1 == game.moves().len() && game.status().is_over() {
+                if matches!(
+                    game.status(),
+                    Status::Over {
+                        termination: Termination::Checkmate,
+                        ..
+                    }
+                ) {
+                    "#"
+                } else {
+                    "+"
+                }
+            } else {
+                "+"
+            }
+        } else {
+            ""
+        };
+        text.push_str(mark);
+        w.push(&text);
     }
-    let result = game.status().outcome().map_or("*", |o| o.as_pgn());
-    push(result, &mut s, &mut line);
-    s.push_str(&line);
-    s.push_str("\n\n");
+    w.push(game.status().outcome().map_or("*", |o| o.as_pgn()));
+    s.push_str(&w.finish());
+    s.push('\n');
     s
 }
