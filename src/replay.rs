@@ -247,9 +247,8 @@ impl Replay {
                 }
                 TokenKind::Nag(n) => w.push(&format!("${n}")),
                 TokenKind::Comment | TokenKind::LineComment => {
-                    let text = raw.comment_text(tok);
-                    let text = text.trim().replace('}', ")");
-                    w.push(&format!("{{{text}}}"));
+                    // A `}` inside a `;` comment would end a `{}` comment early.
+                    w.push_comment(&raw.comment_text(tok).replace('}', ")"));
                     if let Some(l) = lines.last_mut() {
                         l.2 = true;
                     }

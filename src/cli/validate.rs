@@ -112,7 +112,8 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
         .rejects
         .clone()
         .or_else(|| args.fix.as_deref().map(default_rejects));
-    let mut rejects = rejects_path.as_deref().map(create).transpose()?;
+    // Created at the first rejected game, so a clean run leaves no empty file behind.
+    let mut rejects: Option<BufWriter<File>> = None;
     if args.format == Format::Csv && !args.quiet {
         let mut w = csv::Writer::from_writer(&mut *out);
         w.write_record([
@@ -144,7 +145,13 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                 if let Some(f) = fixed.as_mut() {
                     f.write_all(r.write_canonical(raw).as_bytes())?;
                 }
-            } else if let Some(f) = rejects.as_mut() {
+            } else if let Some(path) = &rejects_path {
+                if rejects.is_none() {
+                    rejects = Some(create(path)?);
+                }
+                let Some(f) = rejects.as_mut() else {
+                    return Ok(());
+                };
                 f.write_all(&raw.source)?;
                 if !raw.source.ends_with(b"\n") {
                     f.write_all(b"\n")?;

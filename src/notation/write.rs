@@ -118,19 +118,40 @@ pub fn write_tags(out: &mut String, tags: &[(String, String)]) {
 pub struct LineWriter {
     text: String,
     line: String,
+    /// The next token follows the last one without a space (after `(`).
+    glue: bool,
 }
 
 impl LineWriter {
+    /// Adds a token, separated by a space (none after `(` or before `)`).
     pub fn push(&mut self, token: &str) {
-        if !self.line.is_empty() && self.line.len() + 1 + token.len() > 79 {
+        let glue = self.glue || token == ")";
+        self.glue = token == "(";
+        if !self.line.is_empty() && self.line.len() + usize::from(!glue) + token.len() > 79 {
             self.text.push_str(&self.line);
             self.text.push('\n');
             self.line.clear();
         }
-        if !self.line.is_empty() {
+        if !self.line.is_empty() && !glue {
             self.line.push(' ');
         }
         self.line.push_str(token);
+    }
+
+    /// Adds a comment `{...}`, its words wrapped like tokens and its white space folded.
+    pub fn push_comment(&mut self, text: &str) {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        match words.as_slice() {
+            [] => self.push("{}"),
+            [only] => self.push(&format!("{{{only}}}")),
+            [first, middle @ .., last] => {
+                self.push(&format!("{{{first}"));
+                for w in middle {
+                    self.push(w);
+                }
+                self.push(&format!("{last}}}"));
+            }
+        }
     }
 
     pub fn finish(mut self) -> String {
