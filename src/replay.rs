@@ -62,7 +62,7 @@ impl ProblemKind {
             ProblemKind::IllegalMove => "illegal-move",
             ProblemKind::AmbiguousMove => "ambiguous-move",
             ProblemKind::MoveAfterEnd => "move-after-end",
-            ProblemKind::ResultContradicts => "result-contradicts-position",
+            ProblemKind::ResultContradicts => "result-contradicts",
             ProblemKind::ResultMismatch => "result-mismatch",
             ProblemKind::CheckMark => "check-mark",
             ProblemKind::NonCanonical => "non-canonical",
