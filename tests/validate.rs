@@ -14,9 +14,12 @@ fn data(name: &str) -> String {
     format!("{}/tests/data/validate/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs validate with JSON output; returns the exit code and the problems of the first game
-/// as (kind, error, line, column, text).
-fn problems(file: &str, extra: &[&str]) -> (i32, Vec<(String, bool, u64, u64, String)>, Value) {
+/// A reported problem: kind, whether it is an error, line, column, text.
+type Reported = (String, bool, u64, u64, String);
+
+/// Runs validate with JSON output; returns the exit code, the problems of the first game and
+/// its JSON object.
+fn problems(file: &str, extra: &[&str]) -> (i32, Vec<Reported>, Value) {
     let out = kabir()
         .args(["validate", "--format", "json"])
         .args(extra)
