@@ -41,6 +41,63 @@ impl Position {
         self.special_moves(out);
     }
 
+    /// Whether the side to move has any legal move (stops at the first one found).
+    pub fn has_legal_move(&mut self) -> bool {
+        if self.end_by_rule().is_some() {
+            return false;
+        }
+        let us = self.turn;
+        let lines = self.pin_lines(us);
+        let royal = self.royal[us.index()];
+        let mut buf = Vec::with_capacity(64);
+        for from in self.by_color[us.index()] & !self.waiting(us) {
+            buf.clear();
+            self.piece_moves(from, &mut buf);
+            for &m in &buf {
+                let safe = lines.is_some_and(|l| {
+                    m.promotion.is_none() && !l.contains(m.from) && !royal.contains(m.from)
+                });
+                if safe || self.is_legal_unchecked(m) {
+                    return true;
+                }
+            }
+        }
+        buf.clear();
+        self.special_moves(&mut buf);
+        !buf.is_empty()
+    }
+
+    /// The legal ordinary moves to `to` by pieces whose kind `wanted` accepts, into `out`
+    /// (cleared first). Much cheaper than [`Position::legal_moves_into`] when a move's text
+    /// already names its piece and destination.
+    pub fn legal_moves_to(
+        &mut self,
+        to: Square,
+        mut wanted: impl FnMut(PieceKind) -> bool,
+        out: &mut Vec<Move>,
+    ) {
+        out.clear();
+        if self.end_by_rule().is_some() {
+            return;
+        }
+        let us = self.turn;
+        let mut buf = Vec::with_capacity(64);
+        for from in self.by_color[us.index()] & !self.waiting(us) {
+            if self.kind_at(from).is_some_and(&mut wanted) {
+                buf.clear();
+                self.piece_moves(from, &mut buf);
+                out.extend(buf.iter().filter(|m| m.to == to));
+            }
+        }
+        let lines = self.pin_lines(us);
+        let royal = self.royal[us.index()];
+        out.retain(|&m| {
+            lines.is_some_and(|l| {
+                m.promotion.is_none() && !l.contains(m.from) && !royal.contains(m.from)
+            }) || self.is_legal_unchecked(m)
+        });
+    }
+
     /// For a side with a single royal piece that is not attacked: the squares on which a piece
     /// blocks some enemy piece's way to the royal. `None` when every move needs the full test.
     fn pin_lines(&self, us: Color) -> Option<Bitboard> {
