@@ -670,3 +670,120 @@ fn a_side_whose_king_was_captured_has_no_swap() {
     assert_eq!(p.to_fen(), "10k/12/11/11/4S6/7V3/11/11/12/r10 w k - 0 2");
     assert!(moves_of_kind(&p, MoveKind::Swap).is_empty());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Finer points of the clarifications
+
+#[test]
+fn a_king_that_can_only_swap_still_has_a_legal_move_against_a_lift() {
+    // Black king a10 boxed by its vizirs a9 and b10. A white pawn lifted to b9 attacks it
+    // (and the empty c10); the white general c8 guards b9, so the king cannot take the pawn.
+    // Without a swap right the king then has no legal move, so the lift is allowed. With the
+    // swap right the king in check may swap (onto a9, which nothing attacks): it has a move,
+    // and the lift is not allowed. No other lift: the vizirs can always move, no fork exists.
+    let pieces = [
+        ("f1", "K"),
+        ("c8", "G"),
+        ("e10", "PP'"),
+        ("a10", "k"),
+        ("a9", "v"),
+        ("b10", "v"),
+    ];
+    let p = t(&pieces, "w", "-");
+    assert_eq!(moves_of_kind(&p, MoveKind::Lift), set("e10b9"));
+    let p = t(&pieces, "w", "k");
+    assert!(moves_of_kind(&p, MoveKind::Lift).is_empty());
+}
+
+#[test]
+fn a_lift_may_remove_the_checking_piece() {
+    // The black knight b3 checks the king a1. A pawn lifted onto b3 removes it and forks the
+    // vizirs a4 and c4. The king also has a2, b1, b2 (none attacked). 4 moves.
+    let p = t(
+        &[
+            ("a1", "K"),
+            ("k10", "PP'"),
+            ("f10", "k"),
+            ("b3", "n"),
+            ("a4", "v"),
+            ("c4", "v"),
+        ],
+        "w",
+        "-",
+    );
+    assert!(p.is_check());
+    assert_eq!(moves(&p), set("a1a2 a1b1 a1b2 k10b3"));
+}
+
+#[test]
+fn only_the_king_being_attacked_opens_the_swap_and_the_king_must_end_safe() {
+    // White king a1 (not attacked), prince e5 attacked by the rook e10, vizir h5. The prince in
+    // danger does not open the swap: no swap among White's moves.
+    let p = t(
+        &[
+            ("a1", "K"),
+            ("e5", "S"),
+            ("h5", "V"),
+            ("k10", "k"),
+            ("e10", "r"),
+        ],
+        "w",
+        "K",
+    );
+    assert!(p.is_check(), "a royal is attacked");
+    assert!(moves_of_kind(&p, MoveKind::Swap).is_empty());
+    // Now the king a1 is attacked by the rook a10 and White has a prince too (no check rule).
+    // Swapping onto h5 is fine; onto c10 (vizir there, on the rook's rank) is not, even with
+    // two royals.
+    let p = t(
+        &[
+            ("a1", "K"),
+            ("e5", "S"),
+            ("h5", "V"),
+            ("c10", "V"),
+            ("k10", "k"),
+            ("a10", "r"),
+        ],
+        "w",
+        "K",
+    );
+    assert_eq!(moves_of_kind(&p, MoveKind::Swap), set("a1h5"));
+}
+
+#[test]
+fn a_swap_saves_from_checkmate() {
+    // The checkmate of `checkmate_loses` plus a white vizir on h5: with the swap right the
+    // king escapes to h5 (the vizir itself cannot help); without it, checkmate.
+    let pieces = [
+        ("a1", "K"),
+        ("h5", "V"),
+        ("k10", "k"),
+        ("a10", "r"),
+        ("b9", "r"),
+    ];
+    let p = t(&pieces, "w", "K");
+    assert_eq!(moves(&p), set("a1h5"));
+    assert_eq!(p.status(), Status::Ongoing);
+    let p = t(&pieces, "w", "-");
+    assert_eq!(
+        p.status(),
+        Status::Over {
+            termination: Termination::Checkmate,
+            outcome: Outcome::BlackWins
+        }
+    );
+}
+
+#[test]
+fn a_second_arrival_by_swap_waits_when_the_king_takes_f3() {
+    // A lifted pawn of pawns on f3; the king c10 in check from the rook c1 swaps with it. The
+    // pawn arrives on c10 (second arrival) but the king now stands on f3: it waits on c10.
+    let p = t(
+        &[("c10", "K"), ("f3", "PP'"), ("k5", "k"), ("c1", "r")],
+        "w",
+        "K",
+    );
+    let after = play(&p, "c10f3");
+    assert_eq!(at(&after, "c10"), "PP''");
+    assert_eq!(at(&after, "f3"), "K");
+}
