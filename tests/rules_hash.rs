@@ -25,6 +25,9 @@ impl Rng {
     }
 }
 
+/// A position as a piece list, side to move and swap field.
+type Setup<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+
 /// Everything that must come back after an undo.
 fn snapshot(p: &Position) -> (String, u64) {
     (p.to_fen(), p.hash())
@@ -138,7 +141,7 @@ fn tamerlane_playouts() {
     add(playouts(&Position::start(&v), 200, 50, 4));
     // Positions close to the special rules: pawns of pawns one step from their arrivals, kings
     // that may swap, royals next to the citadels.
-    let positions: [(&[(&str, &str)], &str, &str); 5] = [
+    let positions: [Setup; 5] = [
         // Each side's pawn of pawns one step from its first arrival, pawns of kings in play.
         (
             &[
