@@ -41,6 +41,29 @@ impl VariantArgs {
     }
 }
 
+impl VariantArgs {
+    /// The variants for reading game files: the built-ins, plus a user's file, with the chosen
+    /// variant as the default for games without a `Variant` tag.
+    pub fn registry(&self) -> Result<kabir::variants::Registry> {
+        let mut registry = kabir::variants::Registry::builtin();
+        if let Some(path) = &self.variant_file {
+            let v = variants::load_file(path)?;
+            registry.add(v.clone());
+            registry.set_default(Some(v));
+        }
+        if let Some(name) = &self.variant {
+            let v = registry.find(name).cloned().ok_or_else(|| {
+                anyhow::anyhow!(variants::LoadError::Unknown {
+                    name: name.clone(),
+                    known: registry.ids(),
+                })
+            })?;
+            registry.set_default(Some(v));
+        }
+        Ok(registry)
+    }
+}
+
 /// Reads a position string for a variant, or its start position.
 pub fn position(variant: &Arc<Variant>, fen: Option<&str>) -> Result<kabir::rules::Position> {
     match fen {

@@ -2,5 +2,7 @@
 
 pub mod args;
 pub mod generate;
+pub mod input;
 pub mod perft;
+pub mod validate;
 pub mod variants;

@@ -86,44 +86,42 @@ impl Position {
                 ));
             }
         };
-        if let Some(&(at, swaps)) = fields.get(2) {
-            if swaps != "-" {
-                if variant.rules().king_swap.is_none() {
-                    return Err(bad(
-                        col(at),
-                        format!(
-                            "{swaps:?}: {} has no king swap or castling; expected `-`",
-                            variant.name()
-                        ),
-                    ));
-                }
-                for (i, ch) in swaps.char_indices() {
-                    let c = match ch {
-                        'K' => Color::White,
-                        'k' => Color::Black,
-                        _ => {
-                            return Err(bad(
-                                col(at + i),
-                                format!("{ch:?} in the swap field; expected `K`, `k` or `-`"),
-                            ));
-                        }
-                    };
-                    if pos.swap[c.index()] {
-                        return Err(bad(col(at + i), format!("{ch:?} given twice")));
-                    }
-                    pos.swap[c.index()] = true;
-                }
-            }
-        }
-        if let Some(&(at, ep)) = fields.get(3) {
-            if ep != "-" {
+        if let Some(&(at, swaps)) = fields.get(2)
+            && swaps != "-"
+        {
+            if variant.rules().king_swap.is_none() {
                 return Err(bad(
                     col(at),
                     format!(
-                        "en passant square {ep:?}: these games have no en passant; expected `-`"
+                        "{swaps:?}: {} has no king swap or castling; expected `-`",
+                        variant.name()
                     ),
                 ));
             }
+            for (i, ch) in swaps.char_indices() {
+                let c = match ch {
+                    'K' => Color::White,
+                    'k' => Color::Black,
+                    _ => {
+                        return Err(bad(
+                            col(at + i),
+                            format!("{ch:?} in the swap field; expected `K`, `k` or `-`"),
+                        ));
+                    }
+                };
+                if pos.swap[c.index()] {
+                    return Err(bad(col(at + i), format!("{ch:?} given twice")));
+                }
+                pos.swap[c.index()] = true;
+            }
+        }
+        if let Some(&(at, ep)) = fields.get(3)
+            && ep != "-"
+        {
+            return Err(bad(
+                col(at),
+                format!("en passant square {ep:?}: these games have no en passant; expected `-`"),
+            ));
         }
         for (n, default) in [(4usize, 0u32), (5, 1)] {
             let value = match fields.get(n) {
@@ -269,18 +267,17 @@ impl Position {
                     ));
                 }
             }
-            if let Some(pp) = &variant.rules().pawn_of_pawns {
-                if let Some((from, _)) = pp.also_promote {
-                    if self.pieces_of(c, from).count() > 4 {
-                        return Err((
-                            Blame::Board,
-                            format!(
-                                "{c} has too many pieces of kind {}",
-                                variant.kind(from).name
-                            ),
-                        ));
-                    }
-                }
+            if let Some(pp) = &variant.rules().pawn_of_pawns
+                && let Some((from, _)) = pp.also_promote
+                && self.pieces_of(c, from).count() > 4
+            {
+                return Err((
+                    Blame::Board,
+                    format!(
+                        "{c} has too many pieces of kind {}",
+                        variant.kind(from).name
+                    ),
+                ));
             }
         }
         for sq in self.occupied() {

@@ -26,8 +26,43 @@ impl Position {
         for from in self.by_color[us.index()] & !self.waiting(us) {
             self.piece_moves(from, out);
         }
-        out.retain(|&m| self.is_legal_unchecked(m));
+        match self.pin_lines(us) {
+            // Not in check with a single royal: only a move of the royal itself or of a piece
+            // standing on a line towards it can expose it.
+            Some(lines) => {
+                let royal = self.royal[us.index()];
+                out.retain(|&m| {
+                    (m.promotion.is_none() && !lines.contains(m.from) && !royal.contains(m.from))
+                        || self.is_legal_unchecked(m)
+                });
+            }
+            None => out.retain(|&m| self.is_legal_unchecked(m)),
+        }
         self.special_moves(out);
+    }
+
+    /// For a side with a single royal piece that is not attacked: the squares on which a piece
+    /// blocks some enemy piece's way to the royal. `None` when every move needs the full test.
+    fn pin_lines(&self, us: Color) -> Option<Bitboard> {
+        let royal = self.royal[us.index()];
+        if royal.count() != 1 {
+            return None;
+        }
+        let king = royal.first()?;
+        let them = !us;
+        if self.is_attacked(king, them) {
+            return None;
+        }
+        let waiting = self.waiting(them);
+        let classes = &self.by_class[them.index()];
+        let mut lines = Bitboard::EMPTY;
+        for (i, table) in self.variant.tables.iter().enumerate() {
+            let pieces = classes[i] & !waiting;
+            if pieces.nonempty() && table.captures {
+                lines |= table.lines_to(them, king, pieces);
+            }
+        }
+        Some(lines)
     }
 
     /// The legal moves of the piece on one square (the king's swaps included).
@@ -131,19 +166,19 @@ impl Position {
     /// What a pawn becomes on arriving at its last rank: one move per choice.
     fn push_promotions(&self, m: Move, piece: Piece, out: &mut Vec<Move>) {
         let variant = &*self.variant;
-        if let Some(pp) = &variant.rules().pawn_of_pawns {
-            if let Some(i) = pp.states.iter().position(|&k| k == piece.kind) {
-                let next = if i < 2 {
-                    pp.states[i + 1]
-                } else {
-                    pp.third_arrival
-                };
-                out.push(Move {
-                    promotion: Some(next),
-                    ..m
-                });
-                return;
-            }
+        if let Some(pp) = &variant.rules().pawn_of_pawns
+            && let Some(i) = pp.states.iter().position(|&k| k == piece.kind)
+        {
+            let next = if i < 2 {
+                pp.states[i + 1]
+            } else {
+                pp.third_arrival
+            };
+            out.push(Move {
+                promotion: Some(next),
+                ..m
+            });
+            return;
         }
         let choices = &variant.kind(piece.kind).promotion;
         if choices.is_empty() {
@@ -191,10 +226,10 @@ impl Position {
                 self.lifts(from, out);
             }
         }
-        if let Some(king) = self.swap_piece(us) {
-            if out.is_empty() || self.is_attacked(king, !us) {
-                self.swaps(king, out);
-            }
+        if let Some(king) = self.swap_piece(us)
+            && (out.is_empty() || self.is_attacked(king, !us))
+        {
+            self.swaps(king, out);
         }
     }
 

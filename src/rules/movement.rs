@@ -135,8 +135,11 @@ fn legs_of(def: &MoveDef) -> Result<Vec<Leg>, String> {
     Ok(legs)
 }
 
-fn images(sym: Symmetry) -> &'static [fn(i8, i8) -> (i8, i8)] {
-    const ALL: [fn(i8, i8) -> (i8, i8); 8] = [
+/// A rotation or reflection of a vector.
+type Image = fn(i8, i8) -> (i8, i8);
+
+fn images(sym: Symmetry) -> &'static [Image] {
+    const ALL: [Image; 8] = [
         |x, y| (x, y),
         |x, y| (-x, y),
         |x, y| (x, -y),
@@ -202,12 +205,11 @@ impl MoveTable {
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
                 for (legs, mode, from_rank) in &paths {
-                    if let Some(r) = from_rank {
-                        if !geometry.is_main(from)
-                            || geometry.rank(from) != geometry.relative_rank(color, *r as i8)
-                        {
-                            continue;
-                        }
+                    if let Some(r) = from_rank
+                        && (!geometry.is_main(from)
+                            || geometry.rank(from) != geometry.relative_rank(color, *r as i8))
+                    {
+                        continue;
                     }
                     let ray = walk(geometry, from, color, legs);
                     for group in split_monotone(ray) {
@@ -290,6 +292,25 @@ impl MoveTable {
     }
 }
 
+impl MoveTable {
+    /// The squares whose emptying could let a piece of this class on one of `pieces` capture
+    /// on `to`: the union of the blocking sets of every way it could get there.
+    #[inline]
+    pub fn lines_to(&self, color: Color, to: Square, pieces: Bitboard) -> Bitboard {
+        let rev = &self.reverse[color.index() * self.nsq + to.index()];
+        if rev.pure || (rev.from & pieces).is_empty() {
+            return Bitboard::EMPTY;
+        }
+        let mut lines = Bitboard::EMPTY;
+        for &(from, mask) in &self.reverse_entries[rev.start as usize..rev.end as usize] {
+            if pieces.contains(from) {
+                lines |= mask;
+            }
+        }
+        lines
+    }
+}
+
 /// The destinations of one path from `from`, in order of the variable leg's length, each with
 /// the squares that must be empty on the way.
 fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(Square, Bitboard)> {
@@ -329,10 +350,11 @@ fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(S
         if variable_leg_off_board {
             break;
         }
-        if let (true, Some(to)) = (ok, last) {
-            if to != from && !mask.contains(from) {
-                out.push((to, mask));
-            }
+        if let (true, Some(to)) = (ok, last)
+            && to != from
+            && !mask.contains(from)
+        {
+            out.push((to, mask));
         }
     }
     out

@@ -99,6 +99,53 @@ pub fn builtin(name: &str) -> Result<Arc<Variant>, LoadError> {
     })
 }
 
+/// The variants a run knows: the built-ins and any loaded from files, with an optional default
+/// for games that name none. Built once; lookups are cheap.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    variants: Vec<Arc<Variant>>,
+    default: Option<Arc<Variant>>,
+}
+
+impl Registry {
+    /// The built-in variants.
+    pub fn builtin() -> Registry {
+        Registry {
+            variants: builtins(),
+            default: None,
+        }
+    }
+
+    /// Adds a variant (a user's file); it takes precedence over a built-in of the same name.
+    pub fn add(&mut self, variant: Arc<Variant>) {
+        self.variants.insert(0, variant);
+    }
+
+    /// Sets the variant for games without a `Variant` tag.
+    pub fn set_default(&mut self, variant: Option<Arc<Variant>>) {
+        self.default = variant;
+    }
+
+    pub fn default_variant(&self) -> Option<&Arc<Variant>> {
+        self.default.as_ref()
+    }
+
+    /// A variant by id, display name or alias (case, spaces, hyphens and underscores ignored).
+    pub fn find(&self, name: &str) -> Option<&Arc<Variant>> {
+        let wanted = fold(name);
+        self.variants.iter().find(|v| {
+            fold(v.id()) == wanted
+                || fold(v.name()) == wanted
+                || v.aliases().iter().any(|a| fold(a) == wanted)
+        })
+    }
+
+    /// The ids of the known variants.
+    pub fn ids(&self) -> Vec<String> {
+        self.variants.iter().map(|v| v.id().to_string()).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

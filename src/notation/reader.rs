@@ -1,0 +1,1192 @@
+//! The streaming game reader: splits any [`BufRead`] into games and their tokens.
+//!
+//! The reader holds the bytes of one game at a time, so reading a file of any size needs
+//! memory bounded by its largest game. It never recurses (variations are tracked on a
+//! stack on the heap) and every byte is looked at a bounded number of times, so it runs in
+//! linear time on any input. Syntax errors are collected per game ([`RawGame::diagnostics`])
+//! and reading goes on with the next game; only I/O errors ([`ReadError`]) stop it.
+//!
+//! Where one game ends: at the first line, after the game's movetext has begun, whose first
+//! character (after spaces) is `[`; or at the end of the input. A comment `{` left open ends
+//! early at a line that holds only tag pairs, so one missing `}` does not swallow the games
+//! after it.
+use std::io::{self, BufRead};
+
+use nom::{
+    IResult, Parser,
+    bytes::complete::{tag, take_while, take_while1},
+};
+use thiserror::Error;
+
+use super::game::{Diagnostic, DiagnosticKind, RawGame, Tag, Token, TokenKind};
+use super::san::SanPlus;
+use super::span::Span;
+use super::tags::{self, GameResult};
+
+/// An I/O error while reading; the reader stops after it.
+#[derive(Debug, Error)]
+#[error("read error at byte {offset}: {source}")]
+pub struct ReadError {
+    /// Byte offset in the input where reading failed.
+    pub offset: u64,
+    /// The underlying error.
+    #[source]
+    pub source: io::Error,
+}
+
+/// Settings of a [`Reader`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReaderOptions {
+    /// After this many errors in one game, the rest of the game is skipped (still read, to
+    /// find where the next game starts, but not tokenised).
+    pub max_errors_per_game: usize,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        ReaderOptions {
+            max_errors_per_game: 100,
+        }
+    }
+}
+
+/// The state of one line of play (the main line or a variation) for move number checks.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    /// Number and side of the next move, when known.
+    next: Option<(u32, bool)>,
+    /// `next` as it was before the last move: where a variation on that move starts.
+    before_last: Option<(u32, bool)>,
+    /// The `(` that opened this line (unused for the main line).
+    open: Span,
+}
+
+impl Line {
+    const MAIN: Line = Line {
+        next: None,
+        before_last: None,
+        open: Span {
+            offset: 0,
+            len: 0,
+            line: 0,
+            column: 0,
+        },
+    };
+}
+
+/// What a `{` comment ran into.
+enum CommentEnd {
+    /// Its `}`; the index just past it.
+    Closed(usize),
+    /// The end of the input.
+    Eof,
+    /// A line of tag pairs starting at this index: the next game.
+    TagLine(usize),
+}
+
+/// Bytes that may appear in a move token: PGN symbol characters and glyph characters.
+const fn symbol_table() -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(c, b'_' | b'+' | b'#' | b'=' | b':' | b'-' | b'!' | b'?');
+        b += 1;
+    }
+    table
+}
+
+static SYMBOL: [bool; 256] = symbol_table();
+
+#[inline]
+fn is_symbol(b: u8) -> bool {
+    SYMBOL[usize::from(b)]
+}
+
+#[inline]
+fn is_tag_name(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+#[inline]
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
+/// How a tag pair at the start of a slice failed, and where (an index into the slice).
+#[derive(Debug, PartialEq, Eq)]
+struct TagFailure {
+    kind: DiagnosticKind,
+    at: usize,
+}
+
+/// The parts of a tag pair: name and raw value, as ranges of the slice, and its length.
+#[derive(Debug, PartialEq, Eq)]
+struct TagParts {
+    name: (usize, usize),
+    value: (usize, usize),
+    len: usize,
+}
+
+fn blanks(input: &[u8]) -> IResult<&[u8], &[u8]> {
+    take_while(is_blank).parse(input)
+}
+
+/// Reads one tag pair `[Name "value"]` at the start of `line` (which holds no line end).
+fn tag_pair(line: &[u8]) -> Result<TagParts, TagFailure> {
+    let at = |rest: &[u8]| line.len() - rest.len();
+    let fail = |kind, rest: &[u8]| TagFailure { kind, at: at(rest) };
+    let Ok((rest, _)) = (tag(&b"["[..]), blanks).parse(line) else {
+        return Err(fail(DiagnosticKind::BadTagName, line));
+    };
+    let Ok((after_name, name)) = take_while1::<_, _, ()>(is_tag_name).parse(rest) else {
+        return Err(fail(DiagnosticKind::BadTagName, rest));
+    };
+    let name_start = at(rest);
+    let name = (name_start, name_start + name.len());
+    let Ok((rest, _)) = (blanks, tag(&b"\""[..])).parse(after_name) else {
+        return Err(fail(
+            DiagnosticKind::BadTagValue,
+            blanks(after_name).map_or(after_name, |r| r.0),
+        ));
+    };
+    let value_start = at(rest);
+    let mut i = 0;
+    let value_end = loop {
+        match rest.get(i) {
+            None => {
+                return Err(fail(
+                    DiagnosticKind::UnterminatedTagValue,
+                    &rest[rest.len()..],
+                ));
+            }
+            Some(b'\\') => i += 2,
+            Some(b'"') => break value_start + i,
+            Some(_) => i += 1,
+        }
+    };
+    let after_value = line.get(value_end + 1..).unwrap_or(&[]);
+    match (blanks, tag(&b"]"[..])).parse(after_value) {
+        Ok((rest, _)) => Ok(TagParts {
+            name,
+            value: (value_start, value_end),
+            len: at(rest),
+        }),
+        Err(_) => Err(fail(
+            DiagnosticKind::UnterminatedTag,
+            blanks(after_value).map_or(after_value, |r| r.0),
+        )),
+    }
+}
+
+/// Whether `line` holds only tag pairs (and blanks): the start of a game.
+fn is_tag_line(line: &[u8]) -> bool {
+    let mut rest = line;
+    let mut any = false;
+    loop {
+        let skipped = rest.iter().take_while(|&&b| is_blank(b)).count();
+        rest = rest.get(skipped..).unwrap_or(&[]);
+        if rest.is_empty() {
+            return any;
+        }
+        match tag_pair(rest) {
+            Ok(parts) => {
+                any = true;
+                rest = rest.get(parts.len..).unwrap_or(&[]);
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Reads games from a byte stream. See the [module documentation](self).
+///
+/// ```
+/// use kabir::notation::reader::Reader;
+///
+/// let pgn = "[Variant \"Shatranj\"]\n\n1. e3 e6 2. Nf3 *\n";
+/// let games: Vec<_> = Reader::new(pgn.as_bytes()).collect::<Result<_, _>>()?;
+/// assert_eq!(games.len(), 1);
+/// assert_eq!(games[0].tag("Variant").as_deref(), Some("Shatranj"));
+/// assert_eq!(games[0].tokens.len(), 6);
+/// # Ok::<(), kabir::notation::reader::ReadError>(())
+/// ```
+#[derive(Debug)]
+pub struct Reader<R> {
+    inner: R,
+    options: ReaderOptions,
+    /// The bytes of the current game from index 0, and maybe some of the next.
+    buf: Vec<u8>,
+    /// File offset of `buf[0]`.
+    base: u64,
+    eof: bool,
+    failed: bool,
+    started: bool,
+    games: u64,
+    /// Current line number and the file offset where it starts.
+    line: u32,
+    line_start: u64,
+    /// Column cursor: `col` is the column of file offset `col_offset` on the current line.
+    col_offset: u64,
+    col: u32,
+    /// Lines of play open in the current game (the main line first).
+    lines: Vec<Line>,
+    /// Errors recorded in the current game.
+    errors: usize,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// A reader with default options.
+    pub fn new(inner: R) -> Reader<R> {
+        Reader::with_options(inner, ReaderOptions::default())
+    }
+
+    /// A reader with the given options.
+    pub fn with_options(inner: R, options: ReaderOptions) -> Reader<R> {
+        Reader {
+            inner,
+            options,
+            buf: Vec::new(),
+            base: 0,
+            eof: false,
+            failed: false,
+            started: false,
+            games: 0,
+            line: 1,
+            line_start: 0,
+            col_offset: 0,
+            col: 1,
+            lines: Vec::new(),
+            errors: 0,
+        }
+    }
+
+    /// Reads the next game into `game` (whose buffers are reused). Returns `Ok(false)` at
+    /// the end of the input.
+    pub fn read_game_into(&mut self, game: &mut RawGame) -> Result<bool, ReadError> {
+        game.clear();
+        if self.failed {
+            return Ok(false);
+        }
+        match self.read_game(game) {
+            Ok(found) => Ok(found),
+            Err(source) => {
+                self.failed = true;
+                Err(ReadError {
+                    offset: self.base.saturating_add(self.buf.len() as u64),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// Appends more input to the buffer. Returns false at the end of the input.
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        loop {
+            let chunk = match self.inner.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                self.eof = true;
+                return Ok(false);
+            }
+            let n = chunk.len();
+            self.buf.extend_from_slice(chunk);
+            self.inner.consume(n);
+            return Ok(true);
+        }
+    }
+
+    /// The byte at buffer index `i`, reading more input if needed; `None` at the end.
+    #[inline]
+    fn peek(&mut self, i: usize) -> io::Result<Option<u8>> {
+        loop {
+            if let Some(&b) = self.buf.get(i) {
+                return Ok(Some(b));
+            }
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The index of the first byte at or after `i` for which `stop` holds, reading more
+    /// input as needed; the buffer length at the end of the input.
+    #[inline]
+    fn find(&mut self, mut i: usize, stop: impl Fn(u8) -> bool) -> io::Result<usize> {
+        loop {
+            if let Some(rest) = self.buf.get(i..) {
+                match rest.iter().position(|&b| stop(b)) {
+                    Some(p) => return Ok(i + p),
+                    None => i = self.buf.len(),
+                }
+            }
+            if !self.fill()? {
+                return Ok(self.buf.len().min(i));
+            }
+        }
+    }
+
+    /// Notes that a new line starts at buffer index `i`.
+    #[inline]
+    fn new_line(&mut self, i: usize) {
+        self.line = self.line.saturating_add(1);
+        self.line_start = self.base + i as u64;
+        self.col_offset = self.line_start;
+        self.col = 1;
+    }
+
+    /// Skips a line end at `i` (`\n`, `\r\n` or `\r`), if there is one; returns the index after.
+    #[inline]
+    fn line_end(&mut self, i: usize) -> io::Result<usize> {
+        match self.peek(i)? {
+            Some(b'\n') => {
+                self.new_line(i + 1);
+                Ok(i + 1)
+            }
+            Some(b'\r') => {
+                let next = if self.peek(i + 1)? == Some(b'\n') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                self.new_line(next);
+                Ok(next)
+            }
+            _ => Ok(i),
+        }
+    }
+
+    /// The span of buffer indices `start..end` (on the current line).
+    fn span(&mut self, start: usize, end: usize) -> Span {
+        let offset = self.base + start as u64;
+        if offset < self.col_offset {
+            self.col_offset = self.line_start;
+            self.col = 1;
+        }
+        let from = usize::try_from(self.col_offset.saturating_sub(self.base)).unwrap_or(usize::MAX);
+        let chars = self
+            .buf
+            .get(from..start)
+            .map_or(0, |s| s.iter().filter(|&&b| b & 0xC0 != 0x80).count());
+        self.col = self
+            .col
+            .saturating_add(u32::try_from(chars).unwrap_or(u32::MAX));
+        self.col_offset = offset;
+        Span {
+            offset,
+            len: end.saturating_sub(start) as u64,
+            line: self.line,
+            column: self.col,
+        }
+    }
+
+    /// Records a diagnostic; errors beyond the limit are dropped after one
+    /// [`DiagnosticKind::TooManyErrors`].
+    fn report(&mut self, game: &mut RawGame, kind: DiagnosticKind, start: usize, end: usize) {
+        if kind.severity() == super::game::Severity::Error {
+            self.errors += 1;
+            if self.errors > self.options.max_errors_per_game {
+                if self.errors == self.options.max_errors_per_game + 1 {
+                    let span = self.span(start, end);
+                    game.diagnostics.push(Diagnostic {
+                        kind: DiagnosticKind::TooManyErrors,
+                        span,
+                    });
+                }
+                return;
+            }
+        }
+        let span = self.span(start, end);
+        game.diagnostics.push(Diagnostic { kind, span });
+    }
+
+    fn push(&mut self, game: &mut RawGame, kind: TokenKind, start: usize, end: usize) {
+        let span = self.span(start, end);
+        game.tokens.push(Token { kind, span });
+    }
+
+    /// Reports invalid UTF-8 in `start..end` (all on the current line).
+    fn check_utf8(&mut self, game: &mut RawGame, start: usize, end: usize) {
+        let Some(bytes) = self.buf.get(start..end) else {
+            return;
+        };
+        if let Err(e) = std::str::from_utf8(bytes) {
+            let bad = start + e.valid_up_to();
+            let len = e.error_len().unwrap_or(end - bad).max(1);
+            self.report(game, DiagnosticKind::InvalidUtf8, bad, bad + len);
+        }
+    }
+
+    /// Reads one game into `game`; false if the input held no more games.
+    fn read_game(&mut self, game: &mut RawGame) -> io::Result<bool> {
+        if !self.started {
+            self.started = true;
+            if self.peek(2)?.is_some() && self.buf.starts_with(b"\xEF\xBB\xBF") {
+                self.line_start = 3;
+                self.col_offset = 3;
+            }
+        }
+        self.lines.clear();
+        self.lines.push(Line::MAIN);
+        self.errors = 0;
+
+        let mut i = if self.base == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let mut at_line_start = self.base + i as u64 == self.line_start;
+        let mut movetext = false;
+        let mut first: Option<Span> = None;
+        let mut result: Option<(usize, usize)> = None;
+        let mut result_reported = false;
+        let end;
+
+        loop {
+            // Blanks and line ends.
+            let Some(b) = (loop {
+                match self.peek(i)? {
+                    Some(b) if is_blank(b) => i += 1,
+                    Some(b'\n' | b'\r') => {
+                        i = self.line_end(i)?;
+                        at_line_start = true;
+                    }
+                    other => break other,
+                }
+            }) else {
+                end = self.buf.len();
+                break;
+            };
+            let line_begin = at_line_start;
+            at_line_start = false;
+            if b == b'[' && line_begin && movetext {
+                end = usize::try_from(self.line_start.saturating_sub(self.base))
+                    .unwrap_or(i)
+                    .min(i);
+                break;
+            }
+            if first.is_none() {
+                first = Some(self.span(i, i));
+            }
+            let skipping = self.errors > self.options.max_errors_per_game;
+            let is_movetext = !matches!(b, b'[' | b'{' | b';' | b'%');
+            if is_movetext {
+                movetext = true;
+                if let Some((rs, re)) = result
+                    && !result_reported
+                {
+                    result_reported = true;
+                    self.report(game, DiagnosticKind::ResultInMovetext, rs, re);
+                }
+            }
+            match b {
+                b'[' => {
+                    let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
+                    if movetext {
+                        let close = self
+                            .buf
+                            .get(i..eol)
+                            .and_then(|l| l.iter().position(|&b| b == b']'));
+                        let stop = close.map_or(eol, |p| i + p + 1);
+                        self.report(game, DiagnosticKind::TagInMovetext, i, stop);
+                        i = stop;
+                    } else {
+                        i = self.tag(game, i, eol, skipping);
+                    }
+                }
+                b'%' if line_begin => {
+                    let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
+                    if !skipping {
+                        self.push(game, TokenKind::Escape, i, eol);
+                    }
+                    i = eol;
+                }
+                b'{' => {
+                    let start_span = self.span(i, i + 1);
+                    match self.comment(game, i)? {
+                        CommentEnd::Closed(stop) => {
+                            if !skipping {
+                                game.tokens.push(Token {
+                                    kind: TokenKind::Comment,
+                                    span: Span {
+                                        len: (stop - i) as u64,
+                                        ..start_span
+                                    },
+                                });
+                            }
+                            i = stop;
+                        }
+                        CommentEnd::Eof => {
+                            self.report_at(game, DiagnosticKind::UnterminatedComment, start_span);
+                            end = self.buf.len();
+                            break;
+                        }
+                        CommentEnd::TagLine(stop) => {
+                            self.report_at(game, DiagnosticKind::UnterminatedComment, start_span);
+                            end = stop;
+                            break;
+                        }
+                    }
+                }
+                b';' => {
+                    let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
+                    self.check_utf8(game, i, eol);
+                    if !skipping {
+                        self.push(game, TokenKind::LineComment, i, eol);
+                    }
+                    i = eol;
+                }
+                b'(' => {
+                    let open = self.span(i, i + 1);
+                    let next = self.lines.last().and_then(|l| l.before_last);
+                    self.lines.push(Line {
+                        next,
+                        before_last: None,
+                        open,
+                    });
+                    if !skipping {
+                        game.tokens.push(Token {
+                            kind: TokenKind::VariationStart,
+                            span: open,
+                        });
+                    }
+                    i += 1;
+                }
+                b')' => {
+                    if self.lines.len() > 1 {
+                        self.lines.pop();
+                        if !skipping {
+                            self.push(game, TokenKind::VariationEnd, i, i + 1);
+                        }
+                    } else {
+                        self.report(game, DiagnosticKind::UnmatchedVariationEnd, i, i + 1);
+                    }
+                    i += 1;
+                }
+                b'$' => {
+                    let stop = self.find(i + 1, |b| !b.is_ascii_digit())?;
+                    let nag = self
+                        .buf
+                        .get(i + 1..stop)
+                        .and_then(|d| std::str::from_utf8(d).ok())
+                        .and_then(|d| d.parse::<u8>().ok());
+                    match nag {
+                        Some(n) if !skipping => self.push(game, TokenKind::Nag(n), i, stop),
+                        Some(_) => {}
+                        None => self.report(game, DiagnosticKind::BadNag, i, stop.max(i + 1)),
+                    }
+                    i = stop.max(i + 1);
+                }
+                b'*' => {
+                    i = self.result(game, GameResult::Unknown, i, i + 1, &mut result, skipping);
+                }
+                b'0'..=b'9' => {
+                    i = self.number(game, i, &mut result, skipping)?;
+                }
+                b'.' => {
+                    // Dots apart from their number (`1. ... e5`): they only say who moves.
+                    let stop = self.find(i, |b| b != b'.')?;
+                    if stop - i >= 3
+                        && let Some(Token {
+                            kind: TokenKind::MoveNumber { black, .. },
+                            ..
+                        }) = game.tokens.last_mut()
+                    {
+                        *black = true;
+                    }
+                    i = stop;
+                }
+                b'!' | b'?' => {
+                    let stop = self.find(i, |b| b != b'!' && b != b'?')?;
+                    let glyph = self
+                        .buf
+                        .get(i..stop)
+                        .and_then(super::san::Glyph::from_ascii);
+                    match glyph {
+                        Some(g) if !skipping => self.push(game, TokenKind::Nag(g.nag()), i, stop),
+                        Some(_) => {}
+                        None => self.report(game, DiagnosticKind::UnexpectedChar, i, stop),
+                    }
+                    i = stop;
+                }
+                b if b.is_ascii_alphabetic() => {
+                    let stop = self.find(i, |b| !is_symbol(b))?;
+                    let parsed = self.buf.get(i..stop).map(SanPlus::from_ascii);
+                    match parsed {
+                        Some(Ok(san)) if !skipping => {
+                            self.push(game, TokenKind::Move(san), i, stop)
+                        }
+                        Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
+                        _ => {}
+                    }
+                    // A bad move still takes its turn, so that the move numbers after it
+                    // are not reported too.
+                    if let Some(line) = self.lines.last_mut() {
+                        line.before_last = line.next;
+                        line.next = line.next.map(|(n, black)| {
+                            if black {
+                                (n.saturating_add(1), false)
+                            } else {
+                                (n, true)
+                            }
+                        });
+                    }
+                    i = stop;
+                }
+                _ => {
+                    // One character (or one invalid byte), then go on.
+                    let len = self.char_len(i)?;
+                    let valid = self
+                        .buf
+                        .get(i..i + len)
+                        .is_some_and(|c| std::str::from_utf8(c).is_ok());
+                    let kind = if valid {
+                        DiagnosticKind::UnexpectedChar
+                    } else {
+                        DiagnosticKind::InvalidUtf8
+                    };
+                    self.report(game, kind, i, i + len);
+                    i += len;
+                }
+            }
+        }
+
+        if first.is_none() && game.diagnostics.is_empty() {
+            // Nothing but blank space is left.
+            self.consume(end);
+            return Ok(false);
+        }
+        if let Some(open) = self.lines.get(1).map(|l| l.open) {
+            self.report_at(game, DiagnosticKind::UnterminatedVariation, open);
+        }
+        let end_span = self.span(end.min(self.buf.len()), end.min(self.buf.len()));
+        match result {
+            None if movetext || !game.tags.is_empty() => {
+                game.diagnostics.push(Diagnostic {
+                    kind: DiagnosticKind::MissingResult,
+                    span: end_span,
+                });
+            }
+            _ => {}
+        }
+
+        self.games += 1;
+        game.number = self.games;
+        game.source_offset = self.base;
+        game.source
+            .extend_from_slice(self.buf.get(..end).unwrap_or(&self.buf));
+        let start = first.unwrap_or(end_span);
+        game.start = Span {
+            len: (self.base + end as u64).saturating_sub(start.offset),
+            ..start
+        };
+        self.check_result_tag(game);
+        self.consume(end);
+        Ok(true)
+    }
+
+    /// Warns when the `Result` tag and the result after the movetext differ.
+    fn check_result_tag(&self, game: &mut RawGame) {
+        let Some(token) = game
+            .tokens
+            .iter()
+            .rev()
+            .find(|t| matches!(t.kind, TokenKind::Result(_)))
+        else {
+            return;
+        };
+        let TokenKind::Result(result) = token.kind else {
+            return;
+        };
+        let span = token.span;
+        if let Some(tag) = game.tag(tags::RESULT)
+            && GameResult::from_ascii(tag.trim().as_bytes()).is_some_and(|t| t != result)
+        {
+            game.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::ResultMismatch,
+                span,
+            });
+        }
+    }
+
+    /// Drops the first `end` bytes of the buffer (the game just read).
+    fn consume(&mut self, end: usize) {
+        let end = end.min(self.buf.len());
+        self.buf.drain(..end);
+        self.base += end as u64;
+    }
+
+    fn report_at(&mut self, game: &mut RawGame, kind: DiagnosticKind, span: Span) {
+        self.errors += 1;
+        game.diagnostics.push(Diagnostic { kind, span });
+    }
+
+    /// The length of the UTF-8 character at `i` (1 for a byte that does not start one).
+    fn char_len(&mut self, i: usize) -> io::Result<usize> {
+        let Some(b) = self.peek(i)? else {
+            return Ok(1);
+        };
+        let want = match b {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return Ok(1),
+        };
+        let mut len = 1;
+        while len < want {
+            match self.peek(i + len)? {
+                Some(c) if c & 0xC0 == 0x80 => len += 1,
+                _ => return Ok(len),
+            }
+        }
+        Ok(len)
+    }
+
+    /// Reads the tag pairs on the line from `i` to `eol`; returns where reading goes on.
+    fn tag(&mut self, game: &mut RawGame, i: usize, eol: usize, skipping: bool) -> usize {
+        let parsed = self.buf.get(i..eol).map(tag_pair);
+        match parsed {
+            Some(Ok(parts)) => {
+                let (ns, ne) = (i + parts.name.0, i + parts.name.1);
+                let (vs, ve) = (i + parts.value.0, i + parts.value.1);
+                let before = game.diagnostics.len();
+                self.check_utf8(game, vs, ve);
+                if game.diagnostics.len() == before && !skipping {
+                    let span = self.span(i, i + parts.len);
+                    let name = self.span(ns, ne);
+                    let value = self.span(vs, ve);
+                    game.tags.push(Tag { span, name, value });
+                }
+                i + parts.len
+            }
+            Some(Err(failure)) => {
+                let at = i + failure.at;
+                let len = self.buf.get(at..eol).map_or(0, |rest| {
+                    rest.iter().take_while(|&&b| !is_blank(b)).count().min(1)
+                });
+                self.check_utf8(game, i, at);
+                self.report(game, failure.kind, at, at + len);
+                eol
+            }
+            None => eol,
+        }
+    }
+
+    /// Reads a `{` comment starting at `i`, reporting invalid UTF-8 in it.
+    fn comment(&mut self, game: &mut RawGame, i: usize) -> io::Result<CommentEnd> {
+        let mut segment = i + 1;
+        loop {
+            let j = self.find(segment, |b| matches!(b, b'}' | b'\n' | b'\r'))?;
+            self.check_utf8(game, segment, j);
+            match self.peek(j)? {
+                None => return Ok(CommentEnd::Eof),
+                Some(b'}') => return Ok(CommentEnd::Closed(j + 1)),
+                Some(_) => {
+                    segment = self.line_end(j)?;
+                    // A line of tag pairs inside an open comment starts the next game.
+                    let k = self.find(segment, |b| !is_blank(b))?;
+                    if self.peek(k)? == Some(b'[') {
+                        let eol = self.find(k, |b| b == b'\n' || b == b'\r')?;
+                        if self.buf.get(k..eol).is_some_and(is_tag_line) {
+                            return Ok(CommentEnd::TagLine(segment));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records a result token.
+    fn result(
+        &mut self,
+        game: &mut RawGame,
+        value: GameResult,
+        start: usize,
+        stop: usize,
+        result: &mut Option<(usize, usize)>,
+        skipping: bool,
+    ) -> usize {
+        if self.lines.len() > 1 {
+            self.report(game, DiagnosticKind::ResultInMovetext, start, stop);
+        } else {
+            if result.is_none() {
+                *result = Some((start, stop));
+            }
+            if !skipping {
+                self.push(game, TokenKind::Result(value), start, stop);
+            }
+        }
+        stop
+    }
+
+    /// Reads a token that starts with a digit: a move number or a result.
+    fn number(
+        &mut self,
+        game: &mut RawGame,
+        i: usize,
+        result: &mut Option<(usize, usize)>,
+        skipping: bool,
+    ) -> io::Result<usize> {
+        let digits = self.find(i, |b| !b.is_ascii_digit())?;
+        if self.peek(digits)? == Some(b'.') {
+            let stop = self.find(digits, |b| b != b'.')?;
+            let number = self
+                .buf
+                .get(i..digits)
+                .and_then(|d| std::str::from_utf8(d).ok())
+                .and_then(|d| d.parse::<u32>().ok())
+                .filter(|&n| n > 0);
+            let Some(number) = number else {
+                self.report(game, DiagnosticKind::BadMoveNumber, i, digits);
+                return Ok(stop);
+            };
+            let black = stop - digits >= 3;
+            self.move_number(game, number, black, i, stop, skipping);
+            return Ok(stop);
+        }
+        let stop = self.find(i, |b| !(is_symbol(b) || b == b'/'))?;
+        let text = self.buf.get(i..stop).unwrap_or(&[]);
+        if let Some(value) = GameResult::from_ascii(text) {
+            return Ok(self.result(game, value, i, stop, result, skipping));
+        }
+        if stop == digits {
+            // A move number without its dot.
+            let number = std::str::from_utf8(text)
+                .ok()
+                .and_then(|d| d.parse::<u32>().ok())
+                .filter(|&n| n > 0);
+            match number {
+                Some(n) => self.move_number(game, n, false, i, stop, skipping),
+                None => self.report(game, DiagnosticKind::BadMoveNumber, i, stop),
+            }
+            return Ok(stop);
+        }
+        let kind = match SanPlus::from_ascii(text) {
+            Err(e @ (super::san::SanError::Castling | super::san::SanError::NullMove)) => {
+                DiagnosticKind::BadMove(e)
+            }
+            _ => DiagnosticKind::BadResult,
+        };
+        self.report(game, kind, i, stop);
+        Ok(stop)
+    }
+
+    /// Records a move number and checks it against the moves before it.
+    fn move_number(
+        &mut self,
+        game: &mut RawGame,
+        number: u32,
+        black: bool,
+        start: usize,
+        stop: usize,
+        skipping: bool,
+    ) {
+        if skipping {
+            return;
+        }
+        let Some(line) = self.lines.last().copied() else {
+            return;
+        };
+        let mut now_black = black;
+        if let Some((n, b)) = line.next {
+            if number != n || (black && !b) {
+                self.report(
+                    game,
+                    DiagnosticKind::MoveNumberOutOfOrder {
+                        expected: n,
+                        black: b,
+                    },
+                    start,
+                    stop,
+                );
+            } else {
+                now_black = b;
+            }
+        }
+        if let Some(line) = self.lines.last_mut() {
+            line.next = Some((number, now_black));
+        }
+        self.push(game, TokenKind::MoveNumber { number, black }, start, stop);
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<RawGame, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut game = RawGame::default();
+        match self.read_game_into(&mut game) {
+            Ok(true) => Some(Ok(game)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::san::San;
+
+    fn read(text: &[u8]) -> Vec<RawGame> {
+        Reader::new(text)
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn kinds(game: &RawGame) -> Vec<DiagnosticKind> {
+        game.diagnostics.iter().map(|d| d.kind).collect()
+    }
+
+    fn token_texts(game: &RawGame) -> Vec<String> {
+        game.tokens
+            .iter()
+            .map(|t| game.text(t.span).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn tag_pairs() {
+        assert_eq!(
+            tag_pair(b"[Event \"x\"]"),
+            Ok(TagParts {
+                name: (1, 6),
+                value: (8, 9),
+                len: 11
+            })
+        );
+        assert_eq!(
+            tag_pair(b"[ Event\t\"a\\\"b\" ] rest"),
+            Ok(TagParts {
+                name: (2, 7),
+                value: (9, 13),
+                len: 16
+            })
+        );
+        assert_eq!(
+            tag_pair(b"[\"x\"]").map_err(|f| f.kind),
+            Err(DiagnosticKind::BadTagName)
+        );
+        assert_eq!(
+            tag_pair(b"[Event x]").map_err(|f| (f.kind, f.at)),
+            Err((DiagnosticKind::BadTagValue, 7))
+        );
+        assert_eq!(
+            tag_pair(b"[Event \"x").map_err(|f| (f.kind, f.at)),
+            Err((DiagnosticKind::UnterminatedTagValue, 9))
+        );
+        assert_eq!(
+            tag_pair(b"[Event \"x\\\"").map_err(|f| f.kind),
+            Err(DiagnosticKind::UnterminatedTagValue)
+        );
+        assert_eq!(
+            tag_pair(b"[Event \"x\" y").map_err(|f| (f.kind, f.at)),
+            Err((DiagnosticKind::UnterminatedTag, 11))
+        );
+        assert!(is_tag_line(b"[A \"1\"] [B \"2\"]  "));
+        assert!(!is_tag_line(b"[A \"1\"] e4"));
+        assert!(!is_tag_line(b"[%clk 0:01]"));
+    }
+
+    #[test]
+    fn a_simple_game() {
+        let games =
+            read(b"[Event \"Test\"]\n[Variant \"Shatranj\"]\n\n1. e3 e6 2. Nf3 {good} Nc6 1-0\n");
+        assert_eq!(games.len(), 1);
+        let g = &games[0];
+        assert_eq!(g.number, 1);
+        assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
+        assert_eq!(g.tag("Event").as_deref(), Some("Test"));
+        assert_eq!(g.tag("Variant").as_deref(), Some("Shatranj"));
+        assert_eq!(
+            token_texts(g),
+            ["1.", "e3", "e6", "2.", "Nf3", "{good}", "Nc6", "1-0"]
+        );
+        assert_eq!(g.result(), Some(GameResult::WhiteWins));
+        let nf3 = g.tokens[4];
+        assert_eq!(
+            (nf3.span.line, nf3.span.column, nf3.span.offset),
+            (4, 13, 49)
+        );
+        assert!(matches!(nf3.kind, TokenKind::Move(s) if s.san.to_string() == "Nf3"));
+        assert_eq!(g.comment_text(&g.tokens[5]), "good");
+        assert_eq!(g.start.line, 1);
+        assert_eq!(g.source.len(), 68);
+    }
+
+    #[test]
+    fn games_are_split_at_tag_lines() {
+        let text =
+            b"[Event \"1\"]\n1. e3 *\n\n[Event \"2\"]\n1. d3 d6 0-1\n[Event \"3\"]\n1. Nf3\n";
+        let games = read(text);
+        assert_eq!(games.len(), 3);
+        assert_eq!(games[1].tag("Event").as_deref(), Some("2"));
+        assert_eq!(games[1].number, 2);
+        assert_eq!(games[1].start.line, 4);
+        assert_eq!(games[2].start.line, 6);
+        assert_eq!(kinds(&games[2]), [DiagnosticKind::MissingResult]);
+        let joined: Vec<u8> = games.iter().flat_map(|g| g.source.clone()).collect();
+        assert_eq!(joined, text);
+        assert_eq!(games[1].source_offset, 21);
+    }
+
+    #[test]
+    fn move_numbers_and_dots() {
+        let g = &read(b"1.e3 e6 2. Nf3 {x} 2... Nc6 3 . Rg1 ... Rb8 *")[0];
+        let numbers: Vec<_> = g
+            .tokens
+            .iter()
+            .filter_map(|t| match t.kind {
+                TokenKind::MoveNumber { number, black } => Some((number, black)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(numbers, [(1, false), (2, false), (2, true), (3, false)]);
+        assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
+    }
+
+    #[test]
+    fn out_of_order_move_numbers_are_warnings() {
+        let g = &read(b"1. e3 e6 3. Nf3 *")[0];
+        assert_eq!(
+            kinds(g),
+            [DiagnosticKind::MoveNumberOutOfOrder {
+                expected: 2,
+                black: false
+            }]
+        );
+        assert!(!g.has_errors());
+        assert_eq!(g.diagnostics[0].span.column, 10);
+        // Variations restart from the move they replace.
+        let g = &read(b"1. e3 e6 (1... d6 2. d3) (1... c6) 2. Nf3 (2. Nc3 Nc6 (2... Nf6)) *")[0];
+        assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
+        let g = &read(b"1. e3 e6 (2... d6) *")[0];
+        assert_eq!(
+            kinds(g),
+            [DiagnosticKind::MoveNumberOutOfOrder {
+                expected: 1,
+                black: true
+            }]
+        );
+    }
+
+    #[test]
+    fn nags_glyphs_results_escapes() {
+        let g = &read(b"% escaped line\n1. e3 $1 ! e6?! ; rest of line {not a comment\n1/2-1/2")[0];
+        assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
+        let kinds: Vec<_> = g.tokens.iter().map(|t| t.kind).collect();
+        assert_eq!(kinds[0], TokenKind::Escape);
+        assert_eq!(kinds[3], TokenKind::Nag(1));
+        assert_eq!(kinds[4], TokenKind::Nag(1));
+        assert!(
+            matches!(kinds[5], TokenKind::Move(s) if s.glyph == Some(crate::notation::san::Glyph::Dubious))
+        );
+        assert_eq!(kinds[6], TokenKind::LineComment);
+        assert_eq!(kinds[7], TokenKind::Result(GameResult::Draw));
+        assert_eq!(g.comment_text(&g.tokens[6]), " rest of line {not a comment");
+    }
+
+    #[test]
+    fn variations_nest() {
+        let g = &read(b"1. e3 (1. d3 (1. c3) e6) e6 *")[0];
+        assert!(g.diagnostics.is_empty());
+        let starts = g
+            .tokens
+            .iter()
+            .filter(|t| t.kind == TokenKind::VariationStart)
+            .count();
+        let ends = g
+            .tokens
+            .iter()
+            .filter(|t| t.kind == TokenKind::VariationEnd)
+            .count();
+        assert_eq!((starts, ends), (2, 2));
+        let g = &read(b"1. e3 ) *")[0];
+        assert_eq!(kinds(g), [DiagnosticKind::UnmatchedVariationEnd]);
+        let g = &read(b"1. e3 ((e4) *")[0];
+        assert_eq!(
+            kinds(g),
+            [
+                DiagnosticKind::ResultInMovetext,
+                DiagnosticKind::UnterminatedVariation,
+                DiagnosticKind::MissingResult
+            ]
+        );
+        assert_eq!(g.diagnostics[1].span.column, 7);
+    }
+
+    #[test]
+    fn special_moves_are_tokens() {
+        let g = &read(b"1. PPxe5 K:e2 2. Kbc a10e5 *")[0];
+        assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
+        assert!(
+            matches!(g.tokens[1].kind, TokenKind::Move(s) if matches!(s.san, San::PawnOfPawns { capture: true, .. }))
+        );
+        assert!(
+            matches!(g.tokens[2].kind, TokenKind::Move(s) if matches!(s.san, San::Swap { .. }))
+        );
+    }
+
+    #[test]
+    fn bad_moves_are_reported_with_their_text() {
+        let g = &read(b"1. e3 Nz9 2. O-O 0-0 *")[0];
+        let d: Vec<_> = g
+            .diagnostics
+            .iter()
+            .map(|d| (d.kind, g.text(d.span).into_owned()))
+            .collect();
+        assert_eq!(
+            d,
+            [
+                (
+                    DiagnosticKind::BadMove(crate::notation::san::SanError::MissingDestination),
+                    "Nz9".to_owned()
+                ),
+                (
+                    DiagnosticKind::BadMove(crate::notation::san::SanError::Castling),
+                    "O-O".to_owned()
+                ),
+                (
+                    DiagnosticKind::BadMove(crate::notation::san::SanError::Castling),
+                    "0-0".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn result_tag_mismatch_is_a_warning() {
+        let g = &read(b"[Result \"1-0\"]\n1. e3 0-1\n")[0];
+        assert_eq!(kinds(g), [DiagnosticKind::ResultMismatch]);
+    }
+
+    #[test]
+    fn too_many_errors_stop_the_game_but_not_the_file() {
+        let mut text = b"[Event \"1\"]\n".to_vec();
+        text.extend(std::iter::repeat_n(b'\x01', 1000));
+        text.extend_from_slice(b"\n[Event \"2\"]\n1. e3 *\n");
+        let games = read(&text);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].errors().count(), 101);
+        assert_eq!(
+            games[0].diagnostics.get(100).map(|d| d.kind),
+            Some(DiagnosticKind::TooManyErrors)
+        );
+        assert!(games[1].diagnostics.is_empty());
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        let g = &read("[White \"Ünal\"] [Black \"Şahin\"]\n{é} e3 *".as_bytes())[0];
+        assert_eq!(g.tags[1].span.column, 16);
+        assert_eq!(g.tokens[1].span.column, 5);
+        assert_eq!(g.tag("Black").as_deref(), Some("Şahin"));
+    }
+}
