@@ -104,9 +104,9 @@ fn fork_position(extra: &[(&str, &str)]) -> Position {
 
 #[test]
 fn a_lift_forks_two_pieces() {
-    // Squares attacking two black pieces: only d5 (c6 and e6). Squares attacking one: b5, d5?,
-    // f5 (a knight: has moves), j9 (the king: has moves). So one lift, a10d5, and the king's
-    // a2, b1, b2 (no knight reaches them): 4 moves.
+    // Squares attacking two black pieces: only d5 (c6 and e6). Squares attacking one: b5 and
+    // f5 (a knight, which has moves), j9 (the king, which has moves). So one lift, a10d5, and
+    // the king's a2, b1, b2 (no knight reaches them): 4 moves.
     let p = fork_position(&[]);
     assert_eq!(moves(&p), set("a1a2 a1b1 a1b2 a10d5"));
     assert_eq!(moves_of_kind(&p, MoveKind::Lift), set("a10d5"));
