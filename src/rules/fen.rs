@@ -19,6 +19,18 @@ pub struct FenError {
     pub message: String,
 }
 
+/// Where in the position string a problem found in the position itself lies.
+enum Blame {
+    /// The board as a whole (its first character).
+    Board,
+    /// The piece on a square.
+    Square(Square),
+    /// The side-to-move field.
+    Side,
+    /// A side's letter in the swap field.
+    Swap(Color),
+}
+
 /// Why a position was refused as impossible in its variant.
 fn bad(column: usize, message: impl Into<String>) -> FenError {
     FenError {
@@ -56,7 +68,7 @@ impl Position {
             ));
         }
         let mut pos = Position::empty(variant.clone());
-        read_board(&mut pos, board, board_at, &col)?;
+        let columns = read_board(&mut pos, board, board_at, &col)?;
 
         let (side_at, side) = fields.get(1).copied().ok_or_else(|| {
             bad(
@@ -135,7 +147,18 @@ impl Position {
             }
         }
         pos.hash = pos.compute_hash();
-        pos.check_legal().map_err(|m| bad(1, m))?;
+        pos.check_legal().map_err(|(blame, m)| {
+            let column = match blame {
+                Blame::Board => col(board_at),
+                Blame::Square(sq) => columns[sq.index()],
+                Blame::Side => col(side_at),
+                Blame::Swap(c) => fields
+                    .get(2)
+                    .and_then(|&(at, f)| f.find(c_letter(c)).map(|i| col(at + i)))
+                    .unwrap_or(1),
+            };
+            bad(column, m)
+        })?;
         Ok(pos)
     }
 
@@ -188,13 +211,15 @@ impl Position {
         s
     }
 
-    /// Checks what a position string cannot express wrongly but may state impossibly.
-    fn check_legal(&self) -> Result<(), String> {
+    /// Checks what a position string cannot express wrongly but may state impossibly, saying
+    /// where the problem lies. Among several pieces of a kind with a limit, the one written
+    /// last is blamed.
+    fn check_legal(&self) -> Result<(), (Blame, String)> {
         let variant = &*self.variant;
         let g = variant.geometry();
         for c in Color::ALL {
             if self.royals(c).is_empty() {
-                return Err(format!("{c} has no royal piece (a king)"));
+                return Err((Blame::Board, format!("{c} has no royal piece (a king)")));
             }
             for (i, info) in variant.kinds().iter().enumerate() {
                 if info.base.index() != i {
@@ -209,10 +234,26 @@ impl Position {
                         .map(|(j, _)| self.by_kind[c.index()][j].count())
                         .sum();
                     if n > max {
-                        return Err(format!(
-                            "{c} has {n} pieces of kind {} where at most {max} {} allowed",
-                            info.name,
-                            if max == 1 { "is" } else { "are" }
+                        // Squares are numbered from rank 1 up, so the piece written last in
+                        // the string is the one on the lowest rank, rightmost there.
+                        let last = variant
+                            .kinds()
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, k)| k.base.index() == i)
+                            .flat_map(|(j, _)| self.by_kind[c.index()][j])
+                            .min_by_key(|&sq| {
+                                let (f, r) = g.coords(sq);
+                                (r, -f)
+                            });
+                        let blame = last.map_or(Blame::Board, Blame::Square);
+                        return Err((
+                            blame,
+                            format!(
+                                "{c} has {n} pieces of kind {} where at most {max} {} allowed",
+                                info.name,
+                                if max == 1 { "is" } else { "are" }
+                            ),
                         ));
                     }
                 }
@@ -220,16 +261,22 @@ impl Position {
             if self.swap[c.index()] {
                 let king = variant.rules().king_swap;
                 if king.is_none_or(|k| self.pieces_of(c, k).is_empty()) {
-                    return Err(format!("{c} has a swap right but no piece that can swap"));
+                    return Err((
+                        Blame::Swap(c),
+                        format!("{c} has a swap right but no piece that can swap"),
+                    ));
                 }
             }
             if let Some(pp) = &variant.rules().pawn_of_pawns
                 && let Some((from, _)) = pp.also_promote
                 && self.pieces_of(c, from).count() > 4
             {
-                return Err(format!(
-                    "{c} has too many pieces of kind {}",
-                    variant.kind(from).name
+                return Err((
+                    Blame::Board,
+                    format!(
+                        "{c} has too many pieces of kind {}",
+                        variant.kind(from).name
+                    ),
                 ));
             }
         }
@@ -244,9 +291,12 @@ impl Position {
                     info.royal
                 };
                 if !allowed {
-                    return Err(format!(
-                        "a {} {} may not stand in the citadel {name}",
-                        p.color, info.name
+                    return Err((
+                        Blame::Square(sq),
+                        format!(
+                            "a {} {} may not stand in the citadel {name}",
+                            p.color, info.name
+                        ),
                     ));
                 }
             }
@@ -257,29 +307,41 @@ impl Position {
                     .as_ref()
                     .is_some_and(|pp| pp.states[1..].contains(&p.kind));
                 if !waiting {
-                    return Err(format!(
-                        "a {} {} stands on its last rank at {name}",
-                        p.color, info.name
+                    return Err((
+                        Blame::Square(sq),
+                        format!(
+                            "a {} {} stands on its last rank at {name}",
+                            p.color, info.name
+                        ),
                     ));
                 }
             }
         }
         if self.sole_royal_attacked(!self.turn) {
-            return Err(format!(
-                "{} is in check but it is {} to move",
-                !self.turn, self.turn
+            return Err((
+                Blame::Side,
+                format!("{} is in check but it is {} to move", !self.turn, self.turn),
             ));
         }
         Ok(())
     }
 }
 
+/// The swap field's letter for a side.
+fn c_letter(c: Color) -> char {
+    match c {
+        Color::White => 'K',
+        Color::Black => 'k',
+    }
+}
+
+/// Reads the board field into `pos`; returns, per square, the column of its piece's letter.
 fn read_board(
     pos: &mut Position,
     board: &str,
     board_at: usize,
     col: &dyn Fn(usize) -> usize,
-) -> Result<(), FenError> {
+) -> Result<Vec<usize>, FenError> {
     let variant = pos.variant.clone();
     let g = variant.geometry();
     let rows: Vec<(usize, &str)> = {
@@ -295,8 +357,12 @@ fn read_board(
         v
     };
     if rows.len() != g.ranks() as usize {
+        // Too many: the first rank too many; too few: the end of the board field.
+        let at = rows
+            .get(g.ranks() as usize)
+            .map_or(board.len(), |&(start, _)| start);
         return Err(bad(
-            col(board_at),
+            col(board_at + at),
             format!(
                 "{} ranks in the board field; {} has {}",
                 rows.len(),
@@ -312,6 +378,7 @@ fn read_board(
                 && k.symbol.as_bytes()[1] != b'\''
         })
     };
+    let mut columns = vec![0; g.len()];
     for (n, &(row_at, row)) in rows.iter().enumerate() {
         let rank = g.ranks() as i8 - n as i8;
         let cells = g.row(rank);
@@ -402,6 +469,7 @@ fn read_board(
                 return Err(bad(col(at), format!("too many cells: {}", describe())));
             }
             let sq: Square = cells[cell];
+            columns[sq.index()] = col(at);
             pos.set(
                 sq,
                 Piece {
@@ -419,5 +487,5 @@ fn read_board(
             ));
         }
     }
-    Ok(())
+    Ok(columns)
 }

@@ -318,6 +318,12 @@ impl Position {
                 }
                 self.change(&mut undo, m.from, 0);
                 self.arrive(&mut undo, m.to, moving, m.promotion);
+                // A captured king takes its side's swap right with it.
+                if let Some(victim) = Piece::from_code(target)
+                    && self.variant.rules().king_swap == Some(victim.kind)
+                {
+                    self.lose_swap(victim.color);
+                }
             }
             MoveKind::Lift | MoveKind::Relocation => {
                 reset = true;
@@ -329,10 +335,7 @@ impl Position {
                 self.change(&mut undo, m.to, moving);
                 self.change(&mut undo, m.from, 0);
                 self.arrive(&mut undo, m.from, target, m.promotion);
-                if self.swap[us.index()] {
-                    self.swap[us.index()] = false;
-                    self.hash ^= self.variant.zobrist.swap[us.index()];
-                }
+                self.lose_swap(us);
             }
         }
         self.halfmove = if reset {
@@ -346,6 +349,14 @@ impl Position {
         self.turn = !us;
         self.hash ^= self.variant.zobrist.side;
         undo
+    }
+
+    /// Takes a side's swap right away, if it still has it.
+    fn lose_swap(&mut self, color: Color) {
+        if self.swap[color.index()] {
+            self.swap[color.index()] = false;
+            self.hash ^= self.variant.zobrist.swap[color.index()];
+        }
     }
 
     /// Puts a moved piece (board code `code`) down on `sq`, becoming `promotion` if given, with
