@@ -74,6 +74,9 @@ impl Line {
     };
 }
 
+/// The most bytes taken from the input at a time.
+const CHUNK: usize = 64 * 1024;
+
 /// What a `{` comment ran into.
 enum CommentEnd {
     /// Its `}`; the index just past it.
@@ -216,8 +219,10 @@ fn is_tag_line(line: &[u8]) -> bool {
 pub struct Reader<R> {
     inner: R,
     options: ReaderOptions,
-    /// The bytes of the current game from index 0, and maybe some of the next.
+    /// Input read but not yet handed out: the current game starts at `head`; bytes before
+    /// it belong to games already returned and are dropped from time to time.
     buf: Vec<u8>,
+    head: usize,
     /// File offset of `buf[0]`.
     base: u64,
     eof: bool,
@@ -248,6 +253,7 @@ impl<R: BufRead> Reader<R> {
             inner,
             options,
             buf: Vec::new(),
+            head: 0,
             base: 0,
             eof: false,
             failed: false,
@@ -296,8 +302,10 @@ impl<R: BufRead> Reader<R> {
                 self.eof = true;
                 return Ok(false);
             }
-            let n = chunk.len();
-            self.buf.extend_from_slice(chunk);
+            // Take a bounded piece, so that memory stays bounded by the largest game even
+            // when the source hands over everything at once (a byte slice does).
+            let n = chunk.len().min(CHUNK);
+            self.buf.extend_from_slice(chunk.get(..n).unwrap_or(chunk));
             self.inner.consume(n);
             return Ok(true);
         }
@@ -437,11 +445,10 @@ impl<R: BufRead> Reader<R> {
         self.lines.push(Line::MAIN);
         self.errors = 0;
 
-        let mut i = if self.base == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        };
+        let mut i = self.head;
+        if self.base == 0 && i == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+            i = 3;
+        }
         let mut at_line_start = self.base + i as u64 == self.line_start;
         let mut movetext = false;
         let mut first: Option<Span> = None;
@@ -679,9 +686,9 @@ impl<R: BufRead> Reader<R> {
 
         self.games += 1;
         game.number = self.games;
-        game.source_offset = self.base;
+        game.source_offset = self.base + self.head as u64;
         game.source
-            .extend_from_slice(self.buf.get(..end).unwrap_or(&self.buf));
+            .extend_from_slice(self.buf.get(self.head..end).unwrap_or(&[]));
         let start = first.unwrap_or(end_span);
         game.start = Span {
             len: (self.base + end as u64).saturating_sub(start.offset),
@@ -716,11 +723,14 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
-    /// Drops the first `end` bytes of the buffer (the game just read).
+    /// Moves the start of the next game to `end`, dropping old bytes once they are many.
     fn consume(&mut self, end: usize) {
-        let end = end.min(self.buf.len());
-        self.buf.drain(..end);
-        self.base += end as u64;
+        self.head = end.min(self.buf.len());
+        if self.head >= CHUNK && self.head * 2 >= self.buf.len() {
+            self.buf.drain(..self.head);
+            self.base += self.head as u64;
+            self.head = 0;
+        }
     }
 
     fn report_at(&mut self, game: &mut RawGame, kind: DiagnosticKind, span: Span) {
