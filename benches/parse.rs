@@ -63,12 +63,12 @@ fn random_move(rng: &mut ChaCha8Rng, tamerlane: bool, out: &mut String) {
 /// A file of games in the shape exported by common tools: the seven tags and a few more,
 /// numbered movetext of 40 to 160 plies with some comments, NAGs and variations.
 fn generate() -> String {
-    let mut rng = ChaCha8Rng::seed_from_u64(0x6b61_6269_72);
+    let mut rng = ChaCha8Rng::seed_from_u64(0x006b_6162_6972);
     let mut out = String::with_capacity(TARGET_BYTES + 4096);
     let mut n = 0u64;
     while out.len() < TARGET_BYTES {
         n += 1;
-        let tamerlane = n % 3 == 0;
+        let tamerlane = n.is_multiple_of(3);
         let variant = if tamerlane { "Tamerlane" } else { "Shatranj" };
         let _ = write!(
             out,

@@ -117,6 +117,19 @@ fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
 }
 
+/// The value of a run of ASCII digits, if it is from 1 to `u32::MAX`.
+#[inline]
+fn parse_number(digits: &[u8]) -> Option<u32> {
+    let mut n: u32 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
+    }
+    (n > 0).then_some(n)
+}
+
 /// How a tag pair at the start of a slice failed, and where (an index into the slice).
 #[derive(Debug, PartialEq, Eq)]
 struct TagFailure {
@@ -847,12 +860,7 @@ impl<R: BufRead> Reader<R> {
         let digits = self.find(i, |b| !b.is_ascii_digit())?;
         if self.peek(digits)? == Some(b'.') {
             let stop = self.find(digits, |b| b != b'.')?;
-            let number = self
-                .buf
-                .get(i..digits)
-                .and_then(|d| std::str::from_utf8(d).ok())
-                .and_then(|d| d.parse::<u32>().ok())
-                .filter(|&n| n > 0);
+            let number = self.buf.get(i..digits).and_then(parse_number);
             let Some(number) = number else {
                 self.report(game, DiagnosticKind::BadMoveNumber, i, digits);
                 return Ok(stop);
@@ -868,10 +876,7 @@ impl<R: BufRead> Reader<R> {
         }
         if stop == digits {
             // A move number without its dot.
-            let number = std::str::from_utf8(text)
-                .ok()
-                .and_then(|d| d.parse::<u32>().ok())
-                .filter(|&n| n > 0);
+            let number = parse_number(text);
             match number {
                 Some(n) => self.move_number(game, n, false, i, stop, skipping),
                 None => self.report(game, DiagnosticKind::BadMoveNumber, i, stop),
@@ -960,6 +965,16 @@ mod tests {
             .iter()
             .map(|t| game.text(t.span).into_owned())
             .collect()
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_number(b"12"), Some(12));
+        assert_eq!(parse_number(b"4294967295"), Some(u32::MAX));
+        assert_eq!(parse_number(b"4294967296"), None);
+        assert_eq!(parse_number(b"0"), None);
+        assert_eq!(parse_number(b""), None);
+        assert_eq!(parse_number(b"1a"), None);
     }
 
     #[test]

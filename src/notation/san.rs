@@ -558,9 +558,54 @@ impl fmt::Display for San {
     }
 }
 
+/// The common short forms (`e4`, `Nf3`, `exd5`, `Rxa8`, each with an optional `+` or `#`),
+/// read without the general machinery. Gives the same value as the general reader, or `None`
+/// for anything else.
+#[inline]
+fn from_ascii_fast(text: &[u8]) -> Option<SanPlus> {
+    let (body, suffix) = match text.split_last() {
+        Some((b'+', rest)) => (rest, Some(Suffix::Check)),
+        Some((b'#', rest)) => (rest, Some(Suffix::Mate)),
+        _ => (text, None),
+    };
+    let square = |f: u8, r: u8| {
+        if r.is_ascii_digit() && r != b'0' {
+            Some(Place::Board(Coord::new(file_index(f)?, r - b'1')?))
+        } else {
+            None
+        }
+    };
+    let (piece, origin, capture, to) = match *body {
+        [f, r] => (None, Origin::None, false, square(f, r)?),
+        [p @ b'A'..=b'Z', f, r] => (Letter::new(p), Origin::None, false, square(f, r)?),
+        [p @ b'A'..=b'Z', b'x', f, r] => (Letter::new(p), Origin::None, true, square(f, r)?),
+        [from, b'x', f, r] => (None, Origin::File(file_index(from)?), true, square(f, r)?),
+        _ => return None,
+    };
+    Some(SanPlus {
+        san: San::Normal {
+            piece,
+            origin,
+            capture,
+            to,
+            promotion: None,
+        },
+        suffix,
+        glyph: None,
+    })
+}
+
 impl SanPlus {
     /// Reads a move with optional check mark and glyph, such as `Nbxd7+!?`.
+    #[inline]
     pub fn from_ascii(text: &[u8]) -> Result<SanPlus, SanError> {
+        match from_ascii_fast(text) {
+            Some(san) => Ok(san),
+            None => SanPlus::from_ascii_general(text),
+        }
+    }
+
+    fn from_ascii_general(text: &[u8]) -> Result<SanPlus, SanError> {
         let (body, suffix, glyph) = split_suffixes(text);
         Ok(SanPlus {
             san: San::from_ascii(body)?,
@@ -906,6 +951,27 @@ mod tests {
         assert_eq!(San::from_ascii(b"q1"), Err(SanError::MissingDestination));
         assert_eq!(San::from_ascii(b"e123"), Err(SanError::MissingDestination));
         assert!(!SanError::BadOrigin.expected().is_empty());
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_general_reader() {
+        let mut checked = 0;
+        for a in 0u8..128 {
+            for b in 0u8..128 {
+                for text in [
+                    vec![a, b],
+                    vec![b'N', a, b],
+                    vec![a, b'x', b'e', b],
+                    vec![a, b, b'+'],
+                ] {
+                    if let Some(fast) = from_ascii_fast(&text) {
+                        assert_eq!(Ok(fast), SanPlus::from_ascii_general(&text), "{text:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 810);
     }
 
     #[test]
