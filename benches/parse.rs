@@ -2,7 +2,9 @@
 //! replay. Moves are random but SAN-shaped, so every token goes through the SAN reader.
 use std::fmt::Write as _;
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
+use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kabir::notation::game::RawGame;
 use kabir::notation::reader::Reader;
@@ -111,37 +113,141 @@ fn generate() -> String {
     out
 }
 
+/// CPU time of the benchmarking thread (from `/proc/thread-self/schedstat`, falling back to
+/// wall time elsewhere), so that the figure means "one core" even on a busy machine.
+struct CpuTime;
+
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// Nanoseconds since the benchmark started, by the CPU clock when there is one.
+fn now_ns() -> u64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    thread_cpu_ns().unwrap_or_else(|| START.get_or_init(Instant::now).elapsed().as_nanos() as u64)
+}
+
+struct NsFormatter;
+
+impl ValueFormatter for NsFormatter {
+    fn scale_values(&self, typical: f64, values: &mut [f64]) -> &'static str {
+        let (factor, unit) = if typical < 1e3 {
+            (1.0, "ns")
+        } else if typical < 1e6 {
+            (1e-3, "us")
+        } else if typical < 1e9 {
+            (1e-6, "ms")
+        } else {
+            (1e-9, "s")
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+
+    fn scale_throughputs(
+        &self,
+        _typical: f64,
+        throughput: &Throughput,
+        values: &mut [f64],
+    ) -> &'static str {
+        let per_iteration = match *throughput {
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) => n as f64 / 1e6,
+            Throughput::Elements(n) => n as f64 / 1e6,
+            Throughput::Bits(n) => n as f64 / 8e6,
+        };
+        values
+            .iter_mut()
+            .for_each(|v| *v = per_iteration * 1e9 / *v);
+        match *throughput {
+            Throughput::Elements(_) => "Melem/s (CPU)",
+            _ => "MB/s (CPU)",
+        }
+    }
+
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
+
+impl Measurement for CpuTime {
+    type Intermediate = u64;
+    type Value = Duration;
+
+    fn start(&self) -> u64 {
+        now_ns()
+    }
+
+    fn end(&self, start: u64) -> Duration {
+        Duration::from_nanos(now_ns().saturating_sub(start))
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &NsFormatter
+    }
+}
+
+/// Reads every game, reusing one game's buffers; returns the number of tokens.
+fn read_all(text: &[u8]) -> usize {
+    let mut reader = Reader::new(text);
+    let mut game = RawGame::default();
+    let mut tokens = 0usize;
+    while let Ok(true) = reader.read_game_into(&mut game) {
+        tokens += game.tokens.len();
+        assert!(
+            game.diagnostics.is_empty(),
+            "{:?}",
+            game.diagnostics.first()
+        );
+    }
+    tokens
+}
+
 fn parse(c: &mut Criterion) {
     let text = generate();
     let mut group = c.benchmark_group("parse");
-    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.throughput(Throughput::BytesDecimal(text.len() as u64));
     group.sample_size(10);
     group.bench_function("syntax_only", |b| {
-        b.iter(|| {
-            let mut reader = Reader::new(black_box(text.as_bytes()));
-            let mut game = RawGame::default();
-            let mut tokens = 0usize;
-            while let Ok(true) = reader.read_game_into(&mut game) {
-                tokens += game.tokens.len();
-                assert!(
-                    game.diagnostics.is_empty(),
-                    "{:?}",
-                    game.diagnostics.first()
-                );
-            }
-            black_box(tokens)
-        })
+        b.iter(|| read_all(black_box(text.as_bytes())))
     });
     group.bench_function("syntax_only_iterator", |b| {
         b.iter(|| {
-            let games = Reader::new(black_box(text.as_bytes()))
+            Reader::new(black_box(text.as_bytes()))
                 .filter_map(Result::ok)
-                .count();
-            black_box(games)
+                .count()
         })
     });
     group.finish();
 }
 
+fn parse_cpu(c: &mut Criterion<CpuTime>) {
+    let text = generate();
+    let mut group = c.benchmark_group("parse_cpu");
+    group.throughput(Throughput::BytesDecimal(text.len() as u64));
+    group.sample_size(10);
+    group.bench_function("syntax_only", |b| {
+        b.iter(|| read_all(black_box(text.as_bytes())))
+    });
+    group.finish();
+}
+
 criterion_group!(benches, parse);
-criterion_main!(benches);
+criterion_group! {
+    name = cpu;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = parse_cpu
+}
+criterion_main!(benches, cpu);

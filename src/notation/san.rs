@@ -14,7 +14,7 @@
 //! | capture | `Nxf3`, `exd5` | `Ng1xf3` | `g1f3` |
 //! | promotion | `e8=Q` (`e8Q`, `e8=F`) | `e7-e8=Q` | `e7e8q` |
 //! | lift / relocation of the pawn of pawns | `PPe5`, `PPxe5`, `PPf3` | | `a10e5` |
-//! | king swap | `K:e2` | | `f2e2` |
+//! | king swap | `K:e2`, `K:d9=R` | | `f2e2` |
 //! | citadel entry | `Kbc`, `Awc` | `Ka10-bc` | `a10bc` |
 //!
 //! followed by an optional check mark (`+`, `#`) and an optional glyph (`!`, `?`, `!!`, `??`,
@@ -203,10 +203,13 @@ pub enum San {
         /// Target square.
         to: Coord,
     },
-    /// The king swap: `K:e2` exchanges the king with the own piece on e2.
+    /// The king swap: `K:e2` exchanges the king with the own piece on e2. A pawn that the
+    /// swap puts on its last rank promotes: `K:d9=R`.
     Swap {
         /// The partner's square.
         with: Place,
+        /// Promotion letter of the partner, if written.
+        promotion: Option<Letter>,
     },
 }
 
@@ -453,8 +456,14 @@ impl San {
                     .ok_or(SanError::BadPawnOfPawns);
             }
             [b'K', b':', rest @ ..] => {
-                return Place::from_ascii(rest)
-                    .map(|with| San::Swap { with })
+                let (square, promotion) = match rest {
+                    [square @ .., b'=', p] => {
+                        (square, Some(Letter::new(*p).ok_or(SanError::BadPromotion)?))
+                    }
+                    _ => (rest, None),
+                };
+                return Place::from_ascii(square)
+                    .map(|with| San::Swap { with, promotion })
                     .ok_or(SanError::BadSwap);
             }
             b"O-O" | b"O-O-O" | b"0-0" | b"0-0-0" => return Err(SanError::Castling),
@@ -553,7 +562,13 @@ impl fmt::Display for San {
             San::PawnOfPawns { capture, to } => {
                 write!(f, "PP{}{to}", if capture { "x" } else { "" })
             }
-            San::Swap { with } => write!(f, "K:{with}"),
+            San::Swap { with, promotion } => {
+                write!(f, "K:{with}")?;
+                if let Some(p) = promotion {
+                    write!(f, "={p}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -901,8 +916,20 @@ mod tests {
         assert_eq!(San::from_ascii(b"PP"), Err(SanError::BadPawnOfPawns));
         assert_eq!(
             San::from_ascii(b"K:e2"),
-            Ok(San::Swap { with: board("e2") })
+            Ok(San::Swap {
+                with: board("e2"),
+                promotion: None
+            })
         );
+        assert_eq!(
+            San::from_ascii(b"K:d9=R"),
+            Ok(San::Swap {
+                with: board("d9"),
+                promotion: Letter::new(b'R')
+            })
+        );
+        assert_eq!(San::from_ascii(b"K:d9="), Err(SanError::BadSwap));
+        assert_eq!(San::from_ascii(b"K:d9=+"), Err(SanError::BadPromotion));
         assert_eq!(San::from_ascii(b"K:"), Err(SanError::BadSwap));
         assert_eq!(San::from_ascii(b"K:xe2"), Err(SanError::BadSwap));
     }
@@ -978,7 +1005,7 @@ mod tests {
     fn display_round_trips() {
         for text in [
             "e4", "exd5", "Nbd7", "R1a3", "Ng1xf3", "e8=Q", "Kbc", "a10bc", "wck3", "PPe5",
-            "PPxe5", "K:e2", "Nf3+", "e4!?", "Rxa8#??", "b10=A",
+            "PPxe5", "K:e2", "K:d9=R", "Nf3+", "e4!?", "Rxa8#??", "b10=A",
         ] {
             let parsed = SanPlus::from_ascii(text.as_bytes()).map(|s| s.to_string());
             assert_eq!(parsed.as_deref(), Ok(text));
