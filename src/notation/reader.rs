@@ -465,7 +465,7 @@ impl<R: BufRead> Reader<R> {
         let mut at_line_start = self.base + i as u64 == self.line_start;
         let mut movetext = false;
         let mut first: Option<Span> = None;
-        let mut result: Option<(usize, usize)> = None;
+        let mut result: Option<Span> = None;
         let mut result_reported = false;
         let end;
 
@@ -499,11 +499,11 @@ impl<R: BufRead> Reader<R> {
             let is_movetext = !matches!(b, b'[' | b'{' | b';' | b'%');
             if is_movetext {
                 movetext = true;
-                if let Some((rs, re)) = result
+                if let Some(span) = result
                     && !result_reported
                 {
                     result_reported = true;
-                    self.report(game, DiagnosticKind::ResultInMovetext, rs, re);
+                    self.report_at(game, DiagnosticKind::ResultInMovetext, span);
                 }
             }
             match b {
@@ -833,17 +833,21 @@ impl<R: BufRead> Reader<R> {
         value: GameResult,
         start: usize,
         stop: usize,
-        result: &mut Option<(usize, usize)>,
+        result: &mut Option<Span>,
         skipping: bool,
     ) -> usize {
         if self.lines.len() > 1 {
             self.report(game, DiagnosticKind::ResultInMovetext, start, stop);
         } else {
+            let span = self.span(start, stop);
             if result.is_none() {
-                *result = Some((start, stop));
+                *result = Some(span);
             }
             if !skipping {
-                self.push(game, TokenKind::Result(value), start, stop);
+                game.tokens.push(Token {
+                    kind: TokenKind::Result(value),
+                    span,
+                });
             }
         }
         stop
@@ -854,7 +858,7 @@ impl<R: BufRead> Reader<R> {
         &mut self,
         game: &mut RawGame,
         i: usize,
-        result: &mut Option<(usize, usize)>,
+        result: &mut Option<Span>,
         skipping: bool,
     ) -> io::Result<usize> {
         let digits = self.find(i, |b| !b.is_ascii_digit())?;
@@ -1184,6 +1188,17 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_result_followed_by_moves_on_the_next_line() {
+        let g = &read(b"1. e3 e6\n  1-0\n2. Nf3 *")[0];
+        let d: Vec<_> = g
+            .diagnostics
+            .iter()
+            .map(|d| (d.kind, d.span.line, d.span.column))
+            .collect();
+        assert_eq!(d, [(DiagnosticKind::ResultInMovetext, 2, 3)]);
     }
 
     #[test]
