@@ -248,6 +248,9 @@ pub struct Reader<R> {
     /// Column cursor: `col` is the column of file offset `col_offset` on the current line.
     col_offset: u64,
     col: u32,
+    /// Whether bytes after `col_offset` may be other than ASCII (a comment, a tag or stray
+    /// bytes were passed); if not, columns are byte distances and need no counting.
+    col_unsure: bool,
     /// Lines of play open in the current game (the main line first).
     lines: Vec<Line>,
     /// Errors recorded in the current game.
@@ -276,6 +279,7 @@ impl<R: BufRead> Reader<R> {
             line_start: 0,
             col_offset: 0,
             col: 1,
+            col_unsure: true,
             lines: Vec::new(),
             errors: 0,
         }
@@ -361,6 +365,7 @@ impl<R: BufRead> Reader<R> {
         self.line_start = self.base + i as u64;
         self.col_offset = self.line_start;
         self.col = 1;
+        self.col_unsure = false;
     }
 
     /// Skips a line end at `i` (`\n`, `\r\n` or `\r`), if there is one; returns the index after.
@@ -385,17 +390,23 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// The span of buffer indices `start..end` (on the current line).
+    #[inline]
     fn span(&mut self, start: usize, end: usize) -> Span {
         let offset = self.base + start as u64;
         if offset < self.col_offset {
             self.col_offset = self.line_start;
             self.col = 1;
+            self.col_unsure = true;
         }
         let from = usize::try_from(self.col_offset.saturating_sub(self.base)).unwrap_or(usize::MAX);
-        let chars = self
-            .buf
-            .get(from..start)
-            .map_or(0, |s| s.iter().filter(|&&b| b & 0xC0 != 0x80).count());
+        let chars = if self.col_unsure {
+            self.col_unsure = false;
+            self.buf
+                .get(from..start)
+                .map_or(0, |s| s.iter().filter(|&&b| b & 0xC0 != 0x80).count())
+        } else {
+            start.saturating_sub(from)
+        };
         self.col = self
             .col
             .saturating_add(u32::try_from(chars).unwrap_or(u32::MAX));
@@ -406,6 +417,12 @@ impl<R: BufRead> Reader<R> {
             line: self.line,
             column: self.col,
         }
+    }
+
+    /// Notes that bytes that may not be ASCII were passed on the current line.
+    #[inline]
+    fn unsure(&mut self) {
+        self.col_unsure = true;
     }
 
     /// Records a diagnostic; errors beyond the limit are dropped after one
@@ -428,6 +445,7 @@ impl<R: BufRead> Reader<R> {
         game.diagnostics.push(Diagnostic { kind, span });
     }
 
+    #[inline]
     fn push(&mut self, game: &mut RawGame, kind: TokenKind, start: usize, end: usize) {
         let span = self.span(start, end);
         game.tokens.push(Token { kind, span });
@@ -467,9 +485,13 @@ impl<R: BufRead> Reader<R> {
         let mut first: Option<Span> = None;
         let mut result: Option<Span> = None;
         let mut result_reported = false;
+        let mut wide = false;
         let end;
 
         loop {
+            if wide {
+                self.unsure();
+            }
             // Blanks and line ends.
             let Some(b) = (loop {
                 match self.peek(i)? {
@@ -497,6 +519,10 @@ impl<R: BufRead> Reader<R> {
             }
             let skipping = self.errors > self.options.max_errors_per_game;
             let is_movetext = !matches!(b, b'[' | b'{' | b';' | b'%');
+            // Tags, comments, escapes and stray bytes may hold more than ASCII: columns after
+            // them must be counted (see `span`).
+            wide = !(b.is_ascii_alphanumeric()
+                || matches!(b, b'$' | b'*' | b'(' | b')' | b'.' | b'!' | b'?'));
             if is_movetext {
                 movetext = true;
                 if let Some(span) = result
@@ -544,6 +570,7 @@ impl<R: BufRead> Reader<R> {
                             i = stop;
                         }
                         CommentEnd::Eof => {
+                            self.unsure();
                             self.report_at(game, DiagnosticKind::UnterminatedComment, start_span);
                             end = self.buf.len();
                             break;
@@ -1220,6 +1247,35 @@ mod tests {
             Some(DiagnosticKind::TooManyErrors)
         );
         assert!(games[1].diagnostics.is_empty());
+    }
+
+    #[test]
+    fn columns_after_wide_text_on_the_same_line() {
+        let g = &read("{ééé} e3 ; ü\n{a\nbé} e6\n%x é\n\u{2603} e4 *".as_bytes())[0];
+        let cols: Vec<_> = g
+            .tokens
+            .iter()
+            .map(|t| (t.span.line, t.span.column))
+            .collect();
+        assert_eq!(
+            cols,
+            [
+                (1, 1),
+                (1, 7),
+                (1, 10),
+                (2, 1),
+                (3, 5),
+                (4, 1),
+                (5, 3),
+                (5, 6)
+            ]
+        );
+        let d: Vec<_> = g
+            .diagnostics
+            .iter()
+            .map(|d| (d.kind, d.span.line, d.span.column))
+            .collect();
+        assert_eq!(d, [(DiagnosticKind::UnexpectedChar, 5, 1)]);
     }
 
     #[test]

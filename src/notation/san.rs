@@ -576,7 +576,7 @@ impl fmt::Display for San {
 /// The common short forms (`e4`, `Nf3`, `exd5`, `Rxa8`, each with an optional `+` or `#`),
 /// read without the general machinery. Gives the same value as the general reader, or `None`
 /// for anything else.
-#[inline]
+#[inline(always)]
 fn from_ascii_fast(text: &[u8]) -> Option<SanPlus> {
     let (body, suffix) = match text.split_last() {
         Some((b'+', rest)) => (rest, Some(Suffix::Check)),
@@ -612,7 +612,7 @@ fn from_ascii_fast(text: &[u8]) -> Option<SanPlus> {
 
 impl SanPlus {
     /// Reads a move with optional check mark and glyph, such as `Nbxd7+!?`.
-    #[inline]
+    #[inline(always)]
     pub fn from_ascii(text: &[u8]) -> Result<SanPlus, SanError> {
         match from_ascii_fast(text) {
             Some(san) => Ok(san),
@@ -620,6 +620,7 @@ impl SanPlus {
         }
     }
 
+    #[inline(never)]
     fn from_ascii_general(text: &[u8]) -> Result<SanPlus, SanError> {
         let (body, suffix, glyph) = split_suffixes(text);
         Ok(SanPlus {
