@@ -1,6 +1,6 @@
 //! Properties of the reader on arbitrary input: no panic, nothing lost, every place reported
 //! lies within its game, and large inputs finish (the reader is linear).
-use kabir::notation::game::RawGame;
+use kabir::notation::game::{RawGame, TokenKind};
 use kabir::notation::reader::Reader;
 use kabir::notation::san::SanPlus;
 use proptest::prelude::*;
@@ -37,6 +37,10 @@ fn check(input: &[u8]) -> Vec<RawGame> {
             .map(|t| t.span)
             .chain(g.tokens.iter().map(|t| t.span))
             .chain(g.diagnostics.iter().map(|d| d.span));
+        // Every move token holds a move.
+        for t in g.tokens.iter().filter(|t| t.kind == TokenKind::Move) {
+            assert!(g.san(t).is_some(), "{:?}", g.text(t.span));
+        }
         for span in spans {
             assert!(
                 span.offset >= g.source_offset && span.end() <= end,

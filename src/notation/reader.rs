@@ -665,11 +665,9 @@ impl<R: BufRead> Reader<R> {
                 }
                 b if b.is_ascii_alphabetic() => {
                     let stop = self.find(i, |b| !is_symbol(b))?;
-                    let parsed = self.buf.get(i..stop).map(SanPlus::from_ascii);
-                    match parsed {
-                        Some(Ok(san)) if !skipping => {
-                            self.push(game, TokenKind::Move(san), i, stop)
-                        }
+                    let checked = self.buf.get(i..stop).map(SanPlus::check);
+                    match checked {
+                        Some(Ok(())) if !skipping => self.push(game, TokenKind::Move, i, stop),
                         Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
                         _ => {}
                     }
@@ -1071,7 +1069,9 @@ mod tests {
             (nf3.span.line, nf3.span.column, nf3.span.offset),
             (4, 13, 49)
         );
-        assert!(matches!(nf3.kind, TokenKind::Move(s) if s.san.to_string() == "Nf3"));
+        assert_eq!(nf3.kind, TokenKind::Move);
+        assert_eq!(g.san(&nf3).map(|s| s.to_string()).as_deref(), Some("Nf3"));
+        assert_eq!(g.moves().count(), 4);
         assert_eq!(g.comment_text(&g.tokens[5]), "good");
         assert_eq!(g.start.line, 1);
         assert_eq!(g.source.len(), 68);
@@ -1142,7 +1142,8 @@ mod tests {
         assert_eq!(kinds[3], TokenKind::Nag(1));
         assert_eq!(kinds[4], TokenKind::Nag(1));
         assert!(
-            matches!(kinds[5], TokenKind::Move(s) if s.glyph == Some(crate::notation::san::Glyph::Dubious))
+            g.san(&g.tokens[5])
+                .is_some_and(|s| s.glyph == Some(crate::notation::san::Glyph::Dubious))
         );
         assert_eq!(kinds[6], TokenKind::LineComment);
         assert_eq!(kinds[7], TokenKind::Result(GameResult::Draw));
@@ -1183,10 +1184,12 @@ mod tests {
         let g = &read(b"1. PPxe5 K:e2 2. Kbc a10e5 *")[0];
         assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
         assert!(
-            matches!(g.tokens[1].kind, TokenKind::Move(s) if matches!(s.san, San::PawnOfPawns { capture: true, .. }))
+            g.san(&g.tokens[1])
+                .is_some_and(|s| matches!(s.san, San::PawnOfPawns { capture: true, .. }))
         );
         assert!(
-            matches!(g.tokens[2].kind, TokenKind::Move(s) if matches!(s.san, San::Swap { .. }))
+            g.san(&g.tokens[2])
+                .is_some_and(|s| matches!(s.san, San::Swap { .. }))
         );
     }
 
@@ -1276,6 +1279,62 @@ mod tests {
             .map(|d| (d.kind, d.span.line, d.span.column))
             .collect();
         assert_eq!(d, [(DiagnosticKind::UnexpectedChar, 5, 1)]);
+    }
+
+    /// A source that gives its bytes in pieces, is interrupted once, then fails.
+    struct Failing {
+        data: &'static [u8],
+        pos: usize,
+        interrupted: bool,
+    }
+
+    impl io::Read for Failing {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::other("unused"))
+        }
+    }
+
+    impl BufRead for Failing {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            if !self.interrupted {
+                self.interrupted = true;
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            match self.data.get(self.pos..self.pos + 7) {
+                Some(piece) => Ok(piece),
+                None => Err(io::Error::other("disk on fire")),
+            }
+        }
+
+        fn consume(&mut self, n: usize) {
+            self.pos += n;
+        }
+    }
+
+    #[test]
+    fn io_errors_end_the_reading() {
+        let source = Failing {
+            data: b"[Event \"1\"]\n1. e3 *\n\n[Event \"2\"]\n1. d3 *\n\n[Event \"3\"]\n1. c3 *\n",
+            pos: 0,
+            interrupted: false,
+        };
+        let results: Vec<_> = Reader::new(source).collect();
+        assert_eq!(results.len(), 3);
+        assert!(
+            results[0]
+                .as_ref()
+                .is_ok_and(|g| g.tag("Event").as_deref() == Some("1"))
+        );
+        assert!(
+            results[1]
+                .as_ref()
+                .is_ok_and(|g| g.tag("Event").as_deref() == Some("2"))
+        );
+        let error = results[2]
+            .as_ref()
+            .err()
+            .map(|e| (e.offset, e.source.to_string()));
+        assert_eq!(error, Some((56, "disk on fire".to_owned())));
     }
 
     #[test]

@@ -573,6 +573,23 @@ impl fmt::Display for San {
     }
 }
 
+/// Whether `text` is one of the forms [`from_ascii_fast`] reads.
+#[inline(always)]
+fn is_fast_form(text: &[u8]) -> bool {
+    let body = match text.split_last() {
+        Some((b'+' | b'#', rest)) => rest,
+        _ => text,
+    };
+    let file = |f: u8| file_index(f).is_some();
+    let rank = |r: u8| matches!(r, b'1'..=b'9');
+    match *body {
+        [f, r] => file(f) && rank(r),
+        [b'A'..=b'Z', f, r] => file(f) && rank(r),
+        [from, b'x', f, r] => (from.is_ascii_uppercase() || file(from)) && file(f) && rank(r),
+        _ => false,
+    }
+}
+
 /// The common short forms (`e4`, `Nf3`, `exd5`, `Rxa8`, each with an optional `+` or `#`),
 /// read without the general machinery. Gives the same value as the general reader, or `None`
 /// for anything else.
@@ -617,6 +634,17 @@ impl SanPlus {
         match from_ascii_fast(text) {
             Some(san) => Ok(san),
             None => SanPlus::from_ascii_general(text),
+        }
+    }
+
+    /// Checks that `text` is a move, without building it: what the reader does for every
+    /// move. Agrees with [`SanPlus::from_ascii`].
+    #[inline(always)]
+    pub fn check(text: &[u8]) -> Result<(), SanError> {
+        if is_fast_form(text) {
+            Ok(())
+        } else {
+            SanPlus::from_ascii_general(text).map(|_| ())
         }
     }
 
@@ -992,6 +1020,16 @@ mod tests {
                     vec![a, b'x', b'e', b],
                     vec![a, b, b'+'],
                 ] {
+                    assert_eq!(
+                        is_fast_form(&text),
+                        from_ascii_fast(&text).is_some(),
+                        "{text:?}"
+                    );
+                    assert_eq!(
+                        SanPlus::check(&text),
+                        SanPlus::from_ascii_general(&text).map(|_| ()),
+                        "{text:?}"
+                    );
                     if let Some(fast) = from_ascii_fast(&text) {
                         assert_eq!(Ok(fast), SanPlus::from_ascii_general(&text), "{text:?}");
                         checked += 1;
