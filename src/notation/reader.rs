@@ -494,13 +494,18 @@ impl<R: BufRead> Reader<R> {
             }
             // Blanks and line ends.
             let Some(b) = (loop {
-                match self.peek(i)? {
-                    Some(b) if is_blank(b) => i += 1,
+                match self.buf.get(i) {
+                    Some(&b) if is_blank(b) => i += 1,
                     Some(b'\n' | b'\r') => {
                         i = self.line_end(i)?;
                         at_line_start = true;
                     }
-                    other => break other,
+                    Some(&b) => break Some(b),
+                    None => {
+                        if !self.fill()? {
+                            break None;
+                        }
+                    }
                 }
             }) else {
                 end = self.buf.len();
@@ -664,7 +669,13 @@ impl<R: BufRead> Reader<R> {
                     i = stop;
                 }
                 b if b.is_ascii_alphabetic() => {
-                    let stop = self.find(i, |b| !is_symbol(b))?;
+                    let mut stop = i + 1;
+                    while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+                        stop += 1;
+                    }
+                    if stop >= self.buf.len() {
+                        stop = self.find(stop, |b| !is_symbol(b))?;
+                    }
                     let checked = self.buf.get(i..stop).map(SanPlus::check);
                     match checked {
                         Some(Ok(())) if !skipping => self.push(game, TokenKind::Move, i, stop),
