@@ -1,7 +1,13 @@
 //! Game records as text: position strings, the game reader and the writer.
 //!
-//! Syntax only: nothing here knows the rules. [`reader`] splits a file into games and tokens,
-//! [`san`] reads the text of one move, [`tags`] names the tag pairs and results.
+//! The format is specified in `notation-spec/README.md`. Reading is in two steps, as in
+//! shakmaty: syntax first, with no knowledge of the rules, then resolution of each move
+//! against a position.
+//!
+//! - [`reader`] splits a file into games ([`game::RawGame`]): tag pairs and movetext tokens,
+//!   each with its place in the file ([`span::Span`]), and syntax errors and warnings.
+//! - [`san`] reads the text of one move into a [`san::SanPlus`].
+//! - [`tags`] names the tags kabir knows, the results, and the canonical tag order.
 
 pub mod game;
 pub mod reader;
