@@ -1,4 +1,4 @@
-//! Game records as text: position strings, the game reader and the writer.
+//! Game records as text: the game reader, move syntax, and the writer.
 //!
 //! The format is specified in `notation-spec/README.md`. Reading is in two steps, as in
 //! shakmaty: syntax first, with no knowledge of the rules, then resolution of each move
@@ -6,11 +6,17 @@
 //!
 //! - [`reader`] splits a file into games ([`game::RawGame`]): tag pairs and movetext tokens,
 //!   each with its place in the file ([`span::Span`]), and syntax errors and warnings.
-//! - [`san`] reads the text of one move into a [`san::SanPlus`].
-//! - [`tags`] names the tags kabir knows, the results, and the canonical tag order.
+//! - [`san`] reads the text of one move into a [`san::SanPlus`]; [`tags`] names the tags
+//!   kabir knows, the results, and the canonical tag order. None of these knows the rules.
+//! - [`resolve`] finds the legal move a move's text names, using the rules core.
 
 pub mod game;
 pub mod reader;
+pub mod resolve;
 pub mod san;
 pub mod span;
 pub mod tags;
+mod write;
+
+pub use resolve::{ResolveError, resolve};
+pub use write::{LineWriter, check_mark, san, san_plus, write_game, write_tags};

@@ -1,1 +1,170 @@
-//! Variant definition files.
+//! The built-in variant definitions and loading of user definition files.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::rules::{Variant, VariantDef};
+
+/// A built-in definition: its id and its TOML text.
+const BUILTIN: &[(&str, &str)] = &[
+    ("shatranj", include_str!("defs/shatranj.toml")),
+    (
+        "knavish-shatranj",
+        include_str!("defs/knavish-shatranj.toml"),
+    ),
+    ("tamerlane", include_str!("defs/tamerlane.toml")),
+];
+
+/// Why a variant could not be found or loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("unknown variant {name:?}; known variants: {}", known.join(", "))]
+    Unknown { name: String, known: Vec<String> },
+    #[error("cannot read variant file {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("variant file {path}: {message}")]
+    Syntax { path: String, message: String },
+    #[error("variant file {path}: {source}")]
+    Invalid {
+        path: String,
+        source: crate::rules::VariantError,
+    },
+}
+
+/// Reads a definition from TOML text; `origin` names it in errors.
+pub fn parse_definition(text: &str, origin: &str) -> Result<VariantDef, LoadError> {
+    toml::from_str(text).map_err(|e| LoadError::Syntax {
+        path: origin.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// Builds a variant from TOML text.
+pub fn from_toml(text: &str, origin: &str) -> Result<Arc<Variant>, LoadError> {
+    let def = parse_definition(text, origin)?;
+    Variant::new(def)
+        .map(Arc::new)
+        .map_err(|source| LoadError::Invalid {
+            path: origin.to_string(),
+            source,
+        })
+}
+
+/// Loads a user's variant definition file.
+pub fn load_file(path: &Path) -> Result<Arc<Variant>, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    from_toml(&text, &path.display().to_string())
+}
+
+/// The ids of the built-in variants.
+pub fn builtin_ids() -> Vec<String> {
+    BUILTIN.iter().map(|(id, _)| id.to_string()).collect()
+}
+
+/// All built-in variants.
+pub fn builtins() -> Vec<Arc<Variant>> {
+    BUILTIN
+        .iter()
+        .filter_map(|(id, text)| from_toml(text, &format!("built-in {id}")).ok())
+        .collect()
+}
+
+/// Folds a name for matching: lowercase, without spaces, hyphens, underscores or apostrophes.
+fn fold(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_' | '\'' | '\u{2019}'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A built-in variant by id or alias (case-insensitive, ignoring spaces, hyphens and
+/// underscores).
+pub fn builtin(name: &str) -> Result<Arc<Variant>, LoadError> {
+    let wanted = fold(name);
+    for (id, text) in BUILTIN {
+        let def = parse_definition(text, id)?;
+        if fold(&def.id) == wanted || def.aliases.iter().any(|a| fold(a) == wanted) {
+            return from_toml(text, &format!("built-in {id}"));
+        }
+    }
+    Err(LoadError::Unknown {
+        name: name.to_string(),
+        known: builtin_ids(),
+    })
+}
+
+/// The variants a run knows: the built-ins and any loaded from files, with an optional default
+/// for games that name none. Built once; lookups are cheap.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    variants: Vec<Arc<Variant>>,
+    default: Option<Arc<Variant>>,
+}
+
+impl Registry {
+    /// The built-in variants.
+    pub fn builtin() -> Registry {
+        Registry {
+            variants: builtins(),
+            default: None,
+        }
+    }
+
+    /// Adds a variant (a user's file); it takes precedence over a built-in of the same name.
+    pub fn add(&mut self, variant: Arc<Variant>) {
+        self.variants.insert(0, variant);
+    }
+
+    /// Sets the variant for games without a `Variant` tag.
+    pub fn set_default(&mut self, variant: Option<Arc<Variant>>) {
+        self.default = variant;
+    }
+
+    pub fn default_variant(&self) -> Option<&Arc<Variant>> {
+        self.default.as_ref()
+    }
+
+    /// A variant by id, display name or alias (case, spaces, hyphens and underscores ignored).
+    pub fn find(&self, name: &str) -> Option<&Arc<Variant>> {
+        let wanted = fold(name);
+        self.variants.iter().find(|v| {
+            fold(v.id()) == wanted
+                || fold(v.name()) == wanted
+                || v.aliases().iter().any(|a| fold(a) == wanted)
+        })
+    }
+
+    /// The ids of the known variants.
+    pub fn ids(&self) -> Vec<String> {
+        self.variants.iter().map(|v| v.id().to_string()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_compiles() {
+        for (id, text) in BUILTIN {
+            let v = from_toml(text, id).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(v.id(), *id);
+        }
+    }
+
+    #[test]
+    fn names_and_aliases_resolve() {
+        assert_eq!(builtin("Shatranj").unwrap().id(), "shatranj");
+        assert_eq!(builtin("Tamerlane Chess").unwrap().id(), "tamerlane");
+        assert_eq!(builtin("shatranj_al-kabir").unwrap().id(), "tamerlane");
+        assert_eq!(builtin("KnavishShatranj").unwrap().id(), "knavish-shatranj");
+        let e = builtin("chess").unwrap_err().to_string();
+        assert!(e.contains("shatranj") && e.contains("tamerlane"), "{e}");
+    }
+}

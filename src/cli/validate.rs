@@ -1,0 +1,296 @@
+//! `kabir validate`: replay every game and say exactly what is wrong.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use tabled::settings::{Style, Width};
+
+use kabir::notation::game::RawGame;
+use kabir::notation::tags;
+use kabir::replay::{Problem, Replay};
+use kabir::rules::Status;
+
+use super::args::VariantArgs;
+use super::input::replay_file;
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A table per problem, then a summary.
+    Table,
+    /// JSON Lines: one object per game (schema in docs/VALIDATE.md), then a summary object.
+    Json,
+    /// CSV: one row per problem.
+    Csv,
+}
+
+/// Check game files: replay every game (variations too) and report each problem with its
+/// place (file:line:column), the move, the position before it and the legal moves close to it.
+///
+/// Exit status: 0 when every game is valid, 1 when some game is invalid, 2 on a usage or
+/// I/O error. Warnings (check marks, non-canonical SAN, move numbers) do not make a game
+/// invalid.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Print only the summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Write the valid games, in canonical notation, to this file.
+    #[arg(long, value_name = "OUT")]
+    pub fix: Option<PathBuf>,
+    /// Write the invalid games, exactly as read, to this file (with --fix the default is
+    /// OUT with `.rejects` before its extension).
+    #[arg(long, value_name = "FILE")]
+    pub rejects: Option<PathBuf>,
+    /// Game files (`-` for standard input; `.gz` and `.zst` are decompressed).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+}
+
+/// One game in `--format json`.
+#[derive(Serialize)]
+struct GameReport<'a> {
+    file: &'a str,
+    game: u64,
+    line: u32,
+    variant: Option<&'a str>,
+    white: Option<String>,
+    black: Option<String>,
+    plies: usize,
+    /// The result claimed by the movetext (or the Result tag).
+    result: Option<String>,
+    /// The state of the final position of the main line.
+    #[serde(rename = "final")]
+    final_state: Option<Status>,
+    valid: bool,
+    errors: Vec<&'a Problem>,
+    warnings: Vec<&'a Problem>,
+}
+
+#[derive(Default, Serialize)]
+struct Summary {
+    files: usize,
+    games: u64,
+    valid: u64,
+    invalid: u64,
+    warnings: u64,
+    errors_by_kind: BTreeMap<&'static str, u64>,
+    warnings_by_kind: BTreeMap<&'static str, u64>,
+}
+
+/// Where rejected games go when only --fix is given.
+fn default_rejects(fix: &std::path::Path) -> PathBuf {
+    let stem = fix.file_stem().and_then(|s| s.to_str()).unwrap_or("games");
+    let name = match fix.extension().and_then(|e| e.to_str()) {
+        Some(ext) => format!("{stem}.rejects.{ext}"),
+        None => format!("{stem}.rejects"),
+    };
+    fix.with_file_name(name)
+}
+
+fn create(path: &std::path::Path) -> Result<BufWriter<File>> {
+    Ok(BufWriter::new(File::create(path).with_context(|| {
+        format!("cannot create {}", path.display())
+    })?))
+}
+
+/// Validates; returns whether every game was valid.
+pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
+    let registry = args.variant.registry()?;
+    let mut fixed = args.fix.as_deref().map(create).transpose()?;
+    let rejects_path = args
+        .rejects
+        .clone()
+        .or_else(|| args.fix.as_deref().map(default_rejects));
+    // Created at the first rejected game, so a clean run leaves no empty file behind.
+    let mut rejects: Option<BufWriter<File>> = None;
+    if args.format == Format::Csv && !args.quiet {
+        let mut w = csv::Writer::from_writer(&mut *out);
+        w.write_record([
+            "file", "game", "line", "column", "severity", "kind", "ply", "text", "message",
+            "position", "legal",
+        ])?;
+        w.flush()?;
+    }
+    let mut summary = Summary::default();
+    for path in &args.files {
+        summary.files += 1;
+        replay_file(path, &registry, |raw, r| {
+            summary.games += 1;
+            let valid = r.is_valid();
+            if valid {
+                summary.valid += 1;
+            } else {
+                summary.invalid += 1;
+            }
+            for p in &r.problems {
+                if p.error {
+                    *summary.errors_by_kind.entry(p.kind.as_str()).or_default() += 1;
+                } else {
+                    summary.warnings += 1;
+                    *summary.warnings_by_kind.entry(p.kind.as_str()).or_default() += 1;
+                }
+            }
+            if valid {
+                if let Some(f) = fixed.as_mut() {
+                    f.write_all(r.write_canonical(raw).as_bytes())?;
+                }
+            } else if let Some(path) = &rejects_path {
+                if rejects.is_none() {
+                    rejects = Some(create(path)?);
+                }
+                let Some(f) = rejects.as_mut() else {
+                    return Ok(());
+                };
+                f.write_all(&raw.source)?;
+                if !raw.source.ends_with(b"\n") {
+                    f.write_all(b"\n")?;
+                }
+            }
+            if args.quiet {
+                return Ok(());
+            }
+            match args.format {
+                Format::Table => write_tables(out, path, raw, r)?,
+                Format::Json => {
+                    serde_json::to_writer(&mut *out, &game_report(path, raw, r))?;
+                    out.write_all(b"\n")?;
+                }
+                Format::Csv => {
+                    let mut w = csv::WriterBuilder::new()
+                        .has_headers(false)
+                        .from_writer(Vec::new());
+                    for p in &r.problems {
+                        w.serialize((
+                            path,
+                            raw.number,
+                            p.line,
+                            p.column,
+                            if p.error { "error" } else { "warning" },
+                            p.kind.as_str(),
+                            p.ply,
+                            &p.text,
+                            &p.message,
+                            p.position.as_deref().unwrap_or(""),
+                            p.legal.join(" "),
+                        ))?;
+                    }
+                    out.write_all(&w.into_inner().map_err(|e| e.into_error())?)?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    if let Some(mut f) = fixed {
+        f.flush()?;
+    }
+    if let Some(mut f) = rejects {
+        f.flush()?;
+    }
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer(&mut *out, &serde_json::json!({ "summary": summary }))?;
+            out.write_all(b"\n")?;
+        }
+        // The CSV stays one table; the summary goes to standard error.
+        Format::Csv => write_summary(&mut std::io::stderr(), &summary)?,
+        Format::Table => write_summary(out, &summary)?,
+    }
+    Ok(summary.invalid == 0)
+}
+
+fn game_report<'a>(path: &'a str, raw: &RawGame, r: &'a Replay) -> GameReport<'a> {
+    GameReport {
+        file: path,
+        game: raw.number,
+        line: raw.start.line,
+        variant: r.variant.as_ref().map(|v| v.id()),
+        white: raw.tag(tags::WHITE).map(|s| s.into_owned()),
+        black: raw.tag(tags::BLACK).map(|s| s.into_owned()),
+        plies: r.game.as_ref().map_or(0, |g| g.moves().len()),
+        result: raw
+            .result()
+            .map(|x| x.as_str().to_string())
+            .or_else(|| raw.tag(tags::RESULT).map(|s| s.into_owned())),
+        final_state: r.status(),
+        valid: r.is_valid(),
+        errors: r.errors().collect(),
+        warnings: r.warnings().collect(),
+    }
+}
+
+fn write_tables(out: &mut dyn Write, path: &str, raw: &RawGame, r: &Replay) -> Result<()> {
+    if r.problems.is_empty() {
+        return Ok(());
+    }
+    let players = format!(
+        "{} - {}",
+        raw.tag(tags::WHITE).as_deref().unwrap_or("?"),
+        raw.tag(tags::BLACK).as_deref().unwrap_or("?")
+    );
+    for p in &r.problems {
+        let mut rows: Vec<(&str, String)> = vec![
+            ("where", format!("{path}:{}:{}", p.line, p.column)),
+            ("game", format!("{} ({players})", raw.number)),
+            (
+                if p.error { "error" } else { "warning" },
+                p.kind.as_str().to_string(),
+            ),
+        ];
+        if let Some(v) = &r.variant {
+            rows.push(("variant", v.id().to_string()));
+        }
+        if let Some(ply) = p.ply {
+            rows.push(("ply", ply.to_string()));
+        }
+        if !p.text.is_empty() {
+            rows.push(("text", p.text.clone()));
+        }
+        rows.push(("problem", p.message.clone()));
+        if let Some(pos) = &p.position {
+            rows.push(("position", pos.clone()));
+        }
+        if !p.legal.is_empty() {
+            rows.push(("legal moves", p.legal.join(" ")));
+        }
+        let mut table = tabled::builder::Builder::default();
+        for (k, v) in rows {
+            table.push_record([k.to_string(), v]);
+        }
+        let mut table = table.build();
+        table
+            .with(Style::rounded())
+            .with(Width::wrap(100).keep_words(true));
+        writeln!(out, "{table}")?;
+    }
+    Ok(())
+}
+
+fn write_summary(out: &mut dyn Write, s: &Summary) -> Result<()> {
+    let mut b = tabled::builder::Builder::default();
+    b.push_record(["files".to_string(), s.files.to_string()]);
+    b.push_record(["games".to_string(), s.games.to_string()]);
+    b.push_record(["valid".to_string(), s.valid.to_string()]);
+    b.push_record(["invalid".to_string(), s.invalid.to_string()]);
+    b.push_record(["warnings".to_string(), s.warnings.to_string()]);
+    for (k, n) in &s.errors_by_kind {
+        b.push_record([format!("error: {k}"), n.to_string()]);
+    }
+    for (k, n) in &s.warnings_by_kind {
+        b.push_record([format!("warning: {k}"), n.to_string()]);
+    }
+    let mut t = b.build();
+    t.with(Style::rounded());
+    writeln!(out, "{t}")?;
+    Ok(())
+}

@@ -1,0 +1,220 @@
+//! Writing moves and games as text: canonical SAN and the game writer.
+
+use crate::rules::{Color, Game, Move, MoveKind, Position, Status, Termination};
+
+/// The canonical SAN of a legal move, without check mark: the piece letter (none for pawns),
+/// the least disambiguation that makes it unique (file, else rank, else both), `x` for a
+/// capture, the destination, and `=X` for a promotion. Lifts and relocations of the pawn of
+/// pawns are `PPe5` / `PPxe5`; a king swap is `K:e2` (`K:d9=R` when it promotes the partner).
+///
+/// `legal` is the position's legal moves (for disambiguation).
+pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
+    let variant = pos.variant();
+    let g = variant.geometry();
+    let to = g.name(m.to);
+    let capture = pos.is_capture(m);
+    match m.kind {
+        MoveKind::Lift | MoveKind::Relocation => {
+            return format!("PP{}{to}", if capture { "x" } else { "" });
+        }
+        MoveKind::Swap => {
+            let letter = pos
+                .kind_at(m.from)
+                .map_or("K", |k| variant.kind(k).symbol.as_str());
+            let mut s = format!("{letter}:{to}");
+            // A pawn that the swap puts on its last rank promotes (`K:d9=R`).
+            if let (Some(p), Some(partner)) = (m.promotion, pos.kind_at(m.to))
+                && variant.kind(p).base != variant.kind(partner).base
+            {
+                s.push('=');
+                s.push_str(variant.kind(p).symbol.trim_end_matches('\''));
+            }
+            return s;
+        }
+        MoveKind::Normal => {}
+    }
+    let Some(kind) = pos.kind_at(m.from) else {
+        return m.to_uci(pos);
+    };
+    let info = variant.kind(kind);
+    let mut s = String::new();
+    let (file, rank) = g.coords(m.from);
+    let file_char = (b'a' + (file.max(1) - 1) as u8) as char;
+    if info.pawn {
+        if capture {
+            s.push(file_char);
+            s.push('x');
+        }
+    } else {
+        s.push_str(&info.symbol);
+        let rivals: Vec<&Move> = legal
+            .iter()
+            .filter(|o| {
+                o.kind == MoveKind::Normal
+                    && o.to == m.to
+                    && o.from != m.from
+                    && pos.kind_at(o.from) == Some(kind)
+            })
+            .collect();
+        if !rivals.is_empty() {
+            let from_name = g.name(m.from);
+            if !g.is_main(m.from) {
+                // A piece in a citadel is named by the citadel.
+                s.push_str(from_name);
+            } else if rivals.iter().all(|o| g.coords(o.from).0 != file) {
+                s.push(file_char);
+            } else if rivals.iter().all(|o| g.coords(o.from).1 != rank) {
+                s.push_str(&rank.to_string());
+            } else {
+                s.push_str(from_name);
+            }
+        }
+        if capture {
+            s.push('x');
+        }
+    }
+    s.push_str(to);
+    if let Some(p) = m.promotion {
+        // A pawn of pawns' arrivals keep it a pawn of pawns: no suffix.
+        if variant.kind(p).base != info.base {
+            s.push('=');
+            s.push_str(variant.kind(p).symbol.trim_end_matches('\''));
+        }
+    }
+    s
+}
+
+/// The check mark a move earns: `#` if it checkmates, `+` if it attacks an enemy royal piece.
+pub fn check_mark(after: &Position) -> &'static str {
+    if !after.is_check() {
+        return "";
+    }
+    match after.status() {
+        Status::Over {
+            termination: Termination::Checkmate,
+            ..
+        } => "#",
+        _ => "+",
+    }
+}
+
+/// Canonical SAN with its check mark.
+pub fn san_plus(pos: &Position, m: Move, legal: &[Move]) -> String {
+    let mut s = san(pos, m, legal);
+    s.push_str(check_mark(&pos.after(m)));
+    s
+}
+
+/// Writes tag pairs (in the order given), escaping `"` and `\`.
+pub fn write_tags(out: &mut String, tags: &[(String, String)]) {
+    for (k, v) in tags {
+        out.push('[');
+        out.push_str(k);
+        out.push_str(" \"");
+        for ch in v.chars() {
+            if ch == '"' || ch == '\\' {
+                out.push('\\');
+            }
+            out.push(ch);
+        }
+        out.push_str("\"]\n");
+    }
+}
+
+/// Collects movetext tokens into lines of at most 79 characters.
+#[derive(Default)]
+pub struct LineWriter {
+    text: String,
+    line: String,
+    /// The next token follows the last one without a space (after `(`).
+    glue: bool,
+}
+
+impl LineWriter {
+    /// Adds a token, separated by a space (none after `(` or before `)`).
+    pub fn push(&mut self, token: &str) {
+        let glue = self.glue || token == ")";
+        self.glue = token == "(";
+        if !self.line.is_empty() && self.line.len() + usize::from(!glue) + token.len() > 79 {
+            self.text.push_str(&self.line);
+            self.text.push('\n');
+            self.line.clear();
+        }
+        if !self.line.is_empty() && !glue {
+            self.line.push(' ');
+        }
+        self.line.push_str(token);
+    }
+
+    /// Adds a comment `{...}`, its words wrapped like tokens and its white space folded.
+    pub fn push_comment(&mut self, text: &str) {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        match words.as_slice() {
+            [] => self.push("{}"),
+            [only] => self.push(&format!("{{{only}}}")),
+            [first, middle @ .., last] => {
+                self.push(&format!("{{{first}"));
+                for w in middle {
+                    self.push(w);
+                }
+                self.push(&format!("{last}}}"));
+            }
+        }
+    }
+
+    pub fn finish(mut self) -> String {
+        self.text.push_str(&self.line);
+        self.text.push('\n');
+        self.text
+    }
+}
+
+/// Writes a game without annotations: tag pairs (in the order given), then the moves in
+/// canonical SAN with move numbers, then the result.
+pub fn write_game(game: &Game, tags: &[(String, String)]) -> String {
+    let mut s = String::new();
+    write_tags(&mut s, tags);
+    s.push('\n');
+    let mut pos: Position = game.start().clone();
+    let mut w = LineWriter::default();
+    let mut legal = Vec::new();
+    for (i, &m) in game.moves().iter().enumerate() {
+        let white = pos.turn() == Color::White;
+        if white || i == 0 {
+            let n = pos.fullmove_number();
+            w.push(&if white {
+                format!("{n}.")
+            } else {
+                format!("{n}...")
+            });
+        }
+        pos.legal_moves_into(&mut legal);
+        let mut text = san(&pos, m, &legal);
+        pos.play_unchecked(m);
+        let mark = if pos.is_check() {
+            if i + 1 == game.moves().len() && game.status().is_over() {
+                if matches!(
+                    game.status(),
+                    Status::Over {
+                        termination: Termination::Checkmate,
+                        ..
+                    }
+                ) {
+                    "#"
+                } else {
+                    "+"
+                }
+            } else {
+                "+"
+            }
+        } else {
+            ""
+        };
+        text.push_str(mark);
+        w.push(&text);
+    }
+    w.push(game.status().outcome().map_or("*", |o| o.as_pgn()));
+    s.push_str(&w.finish());
+    s.push('\n');
+    s
+}

@@ -1,0 +1,623 @@
+//! Replaying a game record through the rules: every move resolved, every problem found.
+//!
+//! This is the stage between text and data: a [`RawGame`] from the reader goes in, and out
+//! comes a [`Replay`] with the game's variant, start position, main line as a [`Game`], the
+//! canonical text of every move, and a list of [`Problem`]s, each with where it is, the text,
+//! the position before it and the legal moves that came close. Variations are replayed from
+//! their own branch points.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::notation::game::{DiagnosticKind, RawGame, Severity, TokenKind};
+use crate::notation::san::SanPlus;
+use crate::notation::span::Span;
+use crate::notation::tags::{self, GameResult};
+use crate::notation::{LineWriter, ResolveError, resolve, san, write_tags};
+use crate::rules::{Color, Game, Move, Outcome, Position, Status, Termination, Variant};
+use crate::variants::Registry;
+
+/// What kind of problem a game has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProblemKind {
+    /// The text is not well-formed (see the message for what was expected).
+    Syntax,
+    /// No `Variant` tag and no default variant given.
+    MissingVariant,
+    /// The `Variant` tag names no known variant.
+    UnknownVariant,
+    /// The `FEN` tag is not a legal position of the variant.
+    BadFen,
+    /// The move is not legal in its position.
+    IllegalMove,
+    /// The move's text fits several legal moves.
+    AmbiguousMove,
+    /// A move after the game had already ended by the rules.
+    MoveAfterEnd,
+    /// The result contradicts the final position (e.g. a draw claimed after checkmate).
+    ResultContradicts,
+    /// The `Result` tag and the result after the moves differ.
+    ResultMismatch,
+    /// Warning: a missing or wrong check or mate mark.
+    CheckMark,
+    /// Warning: a move written other than in canonical SAN (long algebraic, coordinates, an
+    /// alias letter, needless or missing disambiguation).
+    NonCanonical,
+    /// Warning: a move number that does not follow from the moves before it.
+    MoveNumber,
+    /// Warning: no result after the moves.
+    MissingResult,
+}
+
+impl ProblemKind {
+    /// The kind's name in reports (`illegal-move`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemKind::Syntax => "syntax",
+            ProblemKind::MissingVariant => "missing-variant",
+            ProblemKind::UnknownVariant => "unknown-variant",
+            ProblemKind::BadFen => "bad-fen",
+            ProblemKind::IllegalMove => "illegal-move",
+            ProblemKind::AmbiguousMove => "ambiguous-move",
+            ProblemKind::MoveAfterEnd => "move-after-end",
+            ProblemKind::ResultContradicts => "result-contradicts",
+            ProblemKind::ResultMismatch => "result-mismatch",
+            ProblemKind::CheckMark => "check-mark",
+            ProblemKind::NonCanonical => "non-canonical",
+            ProblemKind::MoveNumber => "move-number",
+            ProblemKind::MissingResult => "missing-result",
+        }
+    }
+
+    /// Errors make a game invalid; warnings do not.
+    pub fn is_error(self) -> bool {
+        !matches!(
+            self,
+            ProblemKind::CheckMark
+                | ProblemKind::NonCanonical
+                | ProblemKind::MoveNumber
+                | ProblemKind::MissingResult
+        )
+    }
+}
+
+/// One problem found in a game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    /// Whether it makes the game invalid.
+    pub error: bool,
+    /// 1-based line and column in the file.
+    pub line: u32,
+    pub column: u32,
+    /// The offending text (shortened if long).
+    pub text: String,
+    /// What is wrong, in words.
+    pub message: String,
+    /// The move's ply from the start of the game (1 for White's first move), for move problems.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ply: Option<u32>,
+    /// The position before the move, for move problems.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<String>,
+    /// Legal moves that came close (same piece or same destination), in canonical SAN.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub legal: Vec<String>,
+}
+
+/// A game after replay.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The game's number in its file (1 for the first).
+    pub number: u64,
+    pub variant: Option<Arc<Variant>>,
+    /// The main line, as far as it could be replayed.
+    pub game: Option<Game>,
+    /// Every problem, errors and warnings, in file order.
+    pub problems: Vec<Problem>,
+    /// For each movetext token, the canonical SAN (with check mark) of a resolved move.
+    canonical: Vec<Option<String>>,
+    /// Whether the main line was replayed to its end.
+    complete: bool,
+}
+
+/// The most characters of offending text kept in a problem.
+const TEXT_CHARS: usize = 60;
+
+fn short(text: &str) -> String {
+    if text.chars().count() <= TEXT_CHARS {
+        text.to_string()
+    } else {
+        let mut s: String = text.chars().take(TEXT_CHARS).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// A line of play being replayed: the main line or a variation.
+struct Frame {
+    game: Game,
+    /// An error made the rest of this line unreadable.
+    dead: bool,
+}
+
+impl Replay {
+    /// Whether the game has no errors (warnings allowed).
+    pub fn is_valid(&self) -> bool {
+        self.complete && !self.problems.iter().any(|p| p.error)
+    }
+
+    pub fn errors(&self) -> impl Iterator<Item = &Problem> {
+        self.problems.iter().filter(|p| p.error)
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Problem> {
+        self.problems.iter().filter(|p| !p.error)
+    }
+
+    /// The game's status at the end of its main line.
+    pub fn status(&self) -> Option<Status> {
+        self.game.as_ref().map(Game::status)
+    }
+
+    /// The game in canonical notation: tags in canonical order (the `Variant` tag naming the
+    /// variant, `SetUp` beside a `FEN`), moves in canonical SAN with fresh move numbers,
+    /// comments, NAGs and variations kept, lines wrapped at 79 columns. Only for valid games.
+    pub fn write_canonical(&self, raw: &RawGame) -> String {
+        let mut tag_list: Vec<(String, String)> = Vec::new();
+        for t in &raw.tags {
+            let name = raw.tag_name(t).into_owned();
+            if tag_list.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            let mut value = raw.tag_value(t).into_owned();
+            if name == tags::VARIANT
+                && let Some(v) = &self.variant
+            {
+                value = v.name().to_string();
+            }
+            tag_list.push((name, value));
+        }
+        if let Some(v) = &self.variant
+            && !tag_list.iter().any(|(n, _)| n == tags::VARIANT)
+        {
+            tag_list.push((tags::VARIANT.to_string(), v.name().to_string()));
+        }
+        if tag_list.iter().any(|(n, _)| n == tags::FEN)
+            && !tag_list.iter().any(|(n, _)| n == tags::SET_UP)
+        {
+            tag_list.push((tags::SET_UP.to_string(), "1".to_string()));
+        }
+        let result = raw
+            .result()
+            .map(|r| r.as_str().to_string())
+            .or_else(|| raw.tag(tags::RESULT).map(|r| r.into_owned()))
+            .unwrap_or_else(|| "*".to_string());
+        for tag in tags::SEVEN_TAG_ROSTER {
+            if !tag_list.iter().any(|(n, _)| n == tag) {
+                let value = match tag {
+                    tags::RESULT => result.clone(),
+                    tags::DATE => "????.??.??".to_string(),
+                    _ => "?".to_string(),
+                };
+                tag_list.push((tag.to_string(), value));
+            }
+        }
+        tags::sort_canonical(&mut tag_list, |(n, _)| n.as_str());
+        let mut out = String::new();
+        write_tags(&mut out, &tag_list);
+        out.push('\n');
+
+        // Move numbers follow the positions: per line of play, the move number and side before
+        // its last move, now, and whether the next Black move needs its own number.
+        type Turn = (u32, Color);
+        let start = self.game.as_ref().map(|g| g.start());
+        let first: Turn = start.map_or((1, Color::White), |p| (p.fullmove_number(), p.turn()));
+        let mut lines: Vec<(Turn, Turn, bool)> = vec![(first, first, true)];
+        let mut w = LineWriter::default();
+        for (i, tok) in raw.tokens.iter().enumerate() {
+            match tok.kind {
+                TokenKind::Move => {
+                    let Some(sp) = raw.san(tok) else {
+                        continue;
+                    };
+                    let Some(text) = self.canonical.get(i).and_then(|c| c.as_deref()) else {
+                        continue;
+                    };
+                    let Some((before, now, fresh)) = lines.last_mut() else {
+                        continue;
+                    };
+                    let (n, side) = *now;
+                    if side == Color::White {
+                        w.push(&format!("{n}."));
+                    } else if *fresh {
+                        w.push(&format!("{n}..."));
+                    }
+                    let mut t = text.to_string();
+                    if let Some(g) = sp.glyph {
+                        t.push_str(g.as_str());
+                    }
+                    w.push(&t);
+                    *before = *now;
+                    *now = if side == Color::White {
+                        (n, Color::Black)
+                    } else {
+                        (n + 1, Color::White)
+                    };
+                    *fresh = false;
+                }
+                TokenKind::Nag(n) => w.push(&format!("${n}")),
+                TokenKind::Comment | TokenKind::LineComment => {
+                    // A `}` inside a `;` comment would end a `{}` comment early.
+                    w.push_comment(&raw.comment_text(tok).replace('}', ")"));
+                    if let Some(l) = lines.last_mut() {
+                        l.2 = true;
+                    }
+                }
+                TokenKind::VariationStart => {
+                    let before = lines.last().map_or(first, |l| l.0);
+                    w.push("(");
+                    lines.push((before, before, true));
+                }
+                TokenKind::VariationEnd => {
+                    if lines.len() > 1 {
+                        lines.pop();
+                    }
+                    w.push(")");
+                    if let Some(l) = lines.last_mut() {
+                        l.2 = true;
+                    }
+                }
+                TokenKind::Result(_) | TokenKind::MoveNumber { .. } | TokenKind::Escape => {}
+            }
+        }
+        w.push(&result);
+        out.push_str(&w.finish());
+        out.push('\n');
+        out
+    }
+}
+
+/// Replays one game read from a file.
+pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
+    let mut r = Replay {
+        number: raw.number,
+        variant: None,
+        game: None,
+        problems: Vec::new(),
+        canonical: vec![None; raw.tokens.len()],
+        complete: false,
+    };
+    let mut syntax_error = false;
+    for d in &raw.diagnostics {
+        // The replay checks the result itself, with more to say.
+        if d.kind == DiagnosticKind::ResultMismatch {
+            continue;
+        }
+        let kind = match d.kind {
+            DiagnosticKind::MoveNumberOutOfOrder { .. } => ProblemKind::MoveNumber,
+            DiagnosticKind::MissingResult => ProblemKind::MissingResult,
+            _ => ProblemKind::Syntax,
+        };
+        let error = d.kind.severity() == Severity::Error;
+        syntax_error |= error;
+        r.problems.push(Problem {
+            kind,
+            error,
+            line: d.span.line,
+            column: d.span.column,
+            text: short(&raw.text(d.span)),
+            message: format!("expected {}", d.kind.expected()),
+            ply: None,
+            position: None,
+            legal: Vec::new(),
+        });
+    }
+    let game_span = raw.start;
+    let tag_span = |name: &str| {
+        raw.tags
+            .iter()
+            .find(|t| raw.bytes(t.name) == name.as_bytes())
+            .map_or(game_span, |t| t.span)
+    };
+    let problem = |kind: ProblemKind, span: Span, text: String, message: String| Problem {
+        kind,
+        error: kind.is_error(),
+        line: span.line,
+        column: span.column,
+        text: short(&text),
+        message,
+        ply: None,
+        position: None,
+        legal: Vec::new(),
+    };
+
+    // The variant and the start position.
+    let variant = match raw.tag(tags::VARIANT) {
+        Some(name) => match registry.find(&name) {
+            Some(v) => v.clone(),
+            None => {
+                r.problems.push(problem(
+                    ProblemKind::UnknownVariant,
+                    tag_span(tags::VARIANT),
+                    name.to_string(),
+                    format!(
+                        "unknown variant {name:?}; known variants: {}",
+                        registry.ids().join(", ")
+                    ),
+                ));
+                return r;
+            }
+        },
+        None => match registry.default_variant() {
+            Some(v) => v.clone(),
+            None => {
+                r.problems.push(problem(
+                    ProblemKind::MissingVariant,
+                    game_span,
+                    String::new(),
+                    format!(
+                        "no Variant tag; name the variant in the game or give a default with --variant (one of {})",
+                        registry.ids().join(", ")
+                    ),
+                ));
+                return r;
+            }
+        },
+    };
+    r.variant = Some(variant.clone());
+    let start = match raw.tag(tags::FEN) {
+        Some(fen) => match Position::from_fen(&variant, &fen) {
+            Ok(p) => p,
+            Err(e) => {
+                r.problems.push(problem(
+                    ProblemKind::BadFen,
+                    tag_span(tags::FEN),
+                    fen.to_string(),
+                    format!("bad FEN for {}: {e}", variant.name()),
+                ));
+                return r;
+            }
+        },
+        None => Position::start(&variant),
+    };
+    if syntax_error {
+        // The reader abandoned this game's text; replaying a fragment would only add noise.
+        r.game = Some(Game::new(start));
+        return r;
+    }
+
+    let mut stack = vec![Frame {
+        game: Game::new(start),
+        dead: false,
+    }];
+    for (i, tok) in raw.tokens.iter().enumerate() {
+        match tok.kind {
+            TokenKind::Move => {
+                let Some(sp) = raw.san(tok) else { continue };
+                let Some(frame) = stack.last_mut() else { break };
+                if frame.dead {
+                    continue;
+                }
+                match play(frame, &sp, raw, tok.span) {
+                    Ok((text, problems)) => {
+                        r.canonical[i] = Some(text);
+                        r.problems.extend(problems);
+                    }
+                    Err(p) => {
+                        r.problems.push(*p);
+                        frame.dead = true;
+                    }
+                }
+            }
+            TokenKind::VariationStart => {
+                let Some(parent) = stack.last() else { break };
+                let n = parent.game.moves().len();
+                let frame = if parent.dead || n == 0 {
+                    Frame {
+                        game: Game::new(parent.game.start().clone()),
+                        dead: true,
+                    }
+                } else {
+                    let mut g = Game::new(parent.game.start().clone());
+                    for &m in &parent.game.moves()[..n - 1] {
+                        g.play_unchecked(m);
+                    }
+                    Frame {
+                        game: g,
+                        dead: false,
+                    }
+                };
+                stack.push(frame);
+            }
+            TokenKind::VariationEnd if stack.len() > 1 => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    stack.truncate(1);
+    let Some(main) = stack.pop() else {
+        return r;
+    };
+    r.complete = !main.dead;
+
+    // The result: tag against movetext, and both against the final position.
+    let written = raw.result();
+    let tagged = raw
+        .tag(tags::RESULT)
+        .and_then(|t| GameResult::from_ascii(t.as_bytes()));
+    let result_span = raw
+        .tokens
+        .iter()
+        .rev()
+        .find(|t| matches!(t.kind, TokenKind::Result(_)))
+        .map_or(tag_span(tags::RESULT), |t| t.span);
+    if let (Some(w), Some(t)) = (written, tagged)
+        && w != t
+    {
+        r.problems.push(problem(
+            ProblemKind::ResultMismatch,
+            result_span,
+            w.as_str().to_string(),
+            format!("the result {w} after the moves differs from the Result tag {t}"),
+        ));
+    }
+    if !main.dead
+        && let Status::Over {
+            termination,
+            outcome,
+        } = main.game.status()
+    {
+        for (claimed, span) in [(written, result_span), (tagged, tag_span(tags::RESULT))] {
+            let Some(claimed) = claimed else { continue };
+            let contradicts = match claimed {
+                GameResult::WhiteWins => outcome != Outcome::WhiteWins,
+                GameResult::BlackWins => outcome != Outcome::BlackWins,
+                GameResult::Draw => outcome != Outcome::Draw,
+                GameResult::Unknown => false,
+            };
+            if contradicts {
+                r.problems.push(Problem {
+                    position: Some(main.game.position().to_fen()),
+                    ..problem(
+                        ProblemKind::ResultContradicts,
+                        span,
+                        claimed.as_str().to_string(),
+                        format!(
+                            "the game ended by {} ({}) but the result says {claimed}",
+                            termination.as_str(),
+                            outcome.as_pgn()
+                        ),
+                    )
+                });
+                break;
+            }
+        }
+    }
+    r.problems.sort_by_key(|p| (p.line, p.column));
+    r.game = Some(main.game);
+    r
+}
+
+/// Resolves and plays one move in a line: its canonical text and any warnings, or the error
+/// that stops the line.
+fn play(
+    frame: &mut Frame,
+    sp: &SanPlus,
+    raw: &RawGame,
+    span: Span,
+) -> Result<(String, Vec<Problem>), Box<Problem>> {
+    let game = &mut frame.game;
+    let written = raw.text(span);
+    let ply = game.moves().len() as u32 + 1;
+    let pos = game.position();
+    let legal = game.legal_moves();
+    let at = |kind: ProblemKind, message: String, legal_moves: &[Move]| Problem {
+        kind,
+        error: kind.is_error(),
+        line: span.line,
+        column: span.column,
+        text: short(&written),
+        message,
+        ply: Some(ply),
+        position: Some(pos.to_fen()),
+        legal: legal_moves.iter().map(|&m| san(pos, m, &legal)).collect(),
+    };
+    if legal.is_empty() {
+        let why = match pos.status_with(false) {
+            Status::Over { termination, .. } => termination.as_str(),
+            Status::Ongoing => "the rules",
+        };
+        return Err(Box::new(at(
+            ProblemKind::MoveAfterEnd,
+            format!("the game was already over ({why})"),
+            &[],
+        )));
+    }
+    let m = match resolve(&sp.san, pos, &legal) {
+        Ok(m) => m,
+        Err(e) => {
+            let kind = if matches!(e, ResolveError::Ambiguous { .. }) {
+                ProblemKind::AmbiguousMove
+            } else {
+                ProblemKind::IllegalMove
+            };
+            let mut message = match &e {
+                ResolveError::Illegal { .. } => "no legal move fits".to_string(),
+                ResolveError::Ambiguous { .. } => "several legal moves fit".to_string(),
+                other => other.to_string(),
+            };
+            if kind == ProblemKind::IllegalMove
+                && pos.variant().rules().permanent_check
+                    == crate::rules::PermanentCheckRule::Illegal
+            {
+                let all = pos.legal_moves();
+                if let Ok(m) = resolve(&sp.san, pos, &all)
+                    && game.is_permanent_check(m)
+                {
+                    message = "permanent check: the move repeats a position in a series of checks"
+                        .to_string();
+                }
+            }
+            return Err(Box::new(at(kind, message, e.moves())));
+        }
+    };
+    let canonical = san(pos, m, &legal);
+    let before = pos.clone();
+    game.play_unchecked(m);
+    let after = game.position();
+    let mark = if after.is_check() {
+        match game.status() {
+            Status::Over {
+                termination: Termination::Checkmate,
+                ..
+            } => "#",
+            _ => "+",
+        }
+    } else {
+        ""
+    };
+    let mut warnings = Vec::new();
+    let body = written.trim_end_matches(['!', '?']);
+    let (body, written_mark) = match body.strip_suffix('#') {
+        Some(b) => (b, "#"),
+        None => match body.strip_suffix('+') {
+            Some(b) => (b, "+"),
+            None => (body, ""),
+        },
+    };
+    let warn = |kind: ProblemKind, message: String| Problem {
+        kind,
+        error: false,
+        line: span.line,
+        column: span.column,
+        text: short(&written),
+        message,
+        ply: Some(ply),
+        position: Some(before.to_fen()),
+        legal: Vec::new(),
+    };
+    if body != canonical {
+        warnings.push(warn(
+            ProblemKind::NonCanonical,
+            format!("written {body}, canonical SAN is {canonical}"),
+        ));
+    }
+    if written_mark != mark {
+        let message = match (written_mark, mark) {
+            ("", m) => format!(
+                "the move gives {} but has no {m} mark",
+                if m == "#" { "mate" } else { "check" }
+            ),
+            (w, "") => format!("the move gives no check but is marked {w}"),
+            (w, m) => format!("marked {w} but the right mark is {m}"),
+        };
+        warnings.push(warn(ProblemKind::CheckMark, message));
+    }
+    let mut text = canonical;
+    text.push_str(mark);
+    Ok((text, warnings))
+}

@@ -1,0 +1,243 @@
+//! The data form of a variant, as written in a definition file.
+//!
+//! These types mirror the file format one to one (see `docs/VARIANT-FORMAT.md`); they are checked
+//! and compiled into a [`Variant`](super::Variant) by [`Variant::new`](super::Variant::new).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::color::Color;
+
+/// A whole variant definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantDef {
+    /// The canonical name, lowercase with hyphens (`tamerlane`).
+    pub id: String,
+    /// The display name (`Tamerlane Chess`).
+    pub name: String,
+    /// Other names accepted in a `Variant` tag (matched case-insensitively).
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// One line for `kabir variants`.
+    pub description: String,
+    /// The start position as a position string.
+    pub start: String,
+    pub board: BoardDef,
+    /// Named move sets that pieces can share (`moves = "king"`).
+    #[serde(default)]
+    pub movements: BTreeMap<String, Vec<MoveDef>>,
+    #[serde(rename = "piece")]
+    pub pieces: Vec<PieceDef>,
+    #[serde(default)]
+    pub rules: RulesDef,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardDef {
+    pub files: u8,
+    pub ranks: u8,
+    #[serde(default, rename = "citadel")]
+    pub citadels: Vec<CitadelDef>,
+}
+
+/// A citadel: an extra square beside a rank that belongs to one side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CitadelDef {
+    pub name: String,
+    pub owner: Color,
+    /// 1-based file: 0 is left of file `a`, `files + 1` right of the last file.
+    pub file: i8,
+    pub rank: i8,
+    /// Piece ids of the owner that may stand in it; they cannot be captured there.
+    #[serde(default)]
+    pub allow_own: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceDef {
+    /// Stable identifier, lowercase with hyphens. Position hashes are derived from it.
+    pub id: String,
+    pub name: String,
+    /// The letter(s) in position strings and SAN; uppercase, lowercased for Black.
+    pub symbol: String,
+    /// Other letters accepted on input.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Royal pieces must be checkmated; a side with one royal may not leave it attacked.
+    #[serde(default)]
+    pub royal: bool,
+    /// Pawns reset the move counter, and promote on the last rank.
+    #[serde(default)]
+    pub pawn: bool,
+    /// The most a side may have of this piece in a position.
+    #[serde(default)]
+    pub max_count: Option<u32>,
+    pub moves: MovesRef,
+    /// The piece ids a pawn may become on its last rank (one: automatic; several: the
+    /// player's choice).
+    #[serde(default)]
+    pub promotion: Vec<String>,
+}
+
+/// A piece's moves: the name of an entry of `[movements]`, or a list written in place.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum MovesRef {
+    Named(String),
+    Inline(Vec<MoveDef>),
+}
+
+/// One movement rule: a leap, a slide, or a path of several legs.
+///
+/// A leg repeats its `step` vector between `min` and `max` times; every square visited on the
+/// way, except the destination, must be empty (a single step never looks at the squares it
+/// jumps over). The rule is repeated for every image of its vectors under `symmetry`, with
+/// `+y` pointing forward for the mover.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveDef {
+    /// A single step of this vector (a jump).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leap: Option<[i8; 2]>,
+    /// Repeated steps of this vector, `min`..=`max` times (unlimited without `max`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slide: Option<[i8; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u8>,
+    /// A path of legs, each with its own vector and count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legs: Option<Vec<LegDef>>,
+    #[serde(default)]
+    pub mode: MoveMode,
+    #[serde(default)]
+    pub symmetry: Symmetry,
+    /// Only from this rank, counted from the mover's side (a pawn's double step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_rank: Option<u8>,
+}
+
+/// One leg of a path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LegDef {
+    pub step: [i8; 2],
+    /// At least this many steps (default 1). With `min` but no `max`, unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<u8>,
+    /// At most this many steps (default: `min`, or 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u8>,
+}
+
+/// Whether a movement rule may move to an empty square, capture, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoveMode {
+    #[default]
+    Both,
+    /// Only to an empty square; never captures and never attacks.
+    Move,
+    /// Only captures.
+    Capture,
+}
+
+/// Which images of a rule's vectors are included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Symmetry {
+    /// All eight rotations and reflections of the board.
+    #[default]
+    All,
+    /// The vector and its left-right mirror image (forward stays forward).
+    Mirror,
+    /// Left-right and forward-backward mirror images, without swapping files and ranks.
+    MirrorBoth,
+    /// The vector as written.
+    None,
+}
+
+/// What ends the game, and the special rules switched on.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesDef {
+    /// The result for the side that is stalemated.
+    #[serde(default)]
+    pub stalemate: StalemateRule,
+    #[serde(default)]
+    pub bare_king: BareKingRule,
+    /// Moves (by each side) without capture or pawn move after which a draw may be claimed;
+    /// 0 for none.
+    #[serde(default)]
+    pub n_move_rule: u32,
+    /// Occurrences of a position after which a draw may be claimed; 0 for none.
+    #[serde(default)]
+    pub repetition: u32,
+    #[serde(default)]
+    pub permanent_check: PermanentCheckRule,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub king_swap: Option<KingSwapDef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pawn_of_pawns: Option<PawnOfPawnsDef>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StalemateRule {
+    /// The stalemated side loses.
+    #[default]
+    Loss,
+    Draw,
+    /// The stalemated side wins.
+    Win,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BareKingRule {
+    #[default]
+    Off,
+    /// A side reduced to royal pieces only loses at once (both bare: a draw).
+    Loss,
+    /// Shatranj: the bared side loses, but if the opponent has a single piece left and the
+    /// bared side is to move, it plays one more move; capturing that piece draws.
+    LossUnlessReply,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PermanentCheckRule {
+    #[default]
+    Allowed,
+    /// A checking move that repeats a position, when every move of the checking side since
+    /// that position also gave check, is illegal.
+    Illegal,
+}
+
+/// Once per game a side may exchange its king with one of its own pieces.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KingSwapDef {
+    /// The piece id that swaps.
+    pub piece: String,
+}
+
+/// Tamerlane's pawn of pawns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PawnOfPawnsDef {
+    pub piece: String,
+    /// Where it goes on its second arrival: White's square, Black's square.
+    pub relocation: [String; 2],
+    /// What it becomes on its third arrival.
+    pub third_arrival: String,
+    /// At the third arrival, the side's piece of the first id (if any) becomes the second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub also_promote: Option<[String; 2]>,
+}

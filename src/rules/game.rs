@@ -1,0 +1,196 @@
+//! A game: a start position, the moves played, and the history that repetition rules need.
+
+use super::definition::PermanentCheckRule;
+use super::position::{Move, Position};
+use super::status::{Status, Termination};
+
+/// A move that may not be played in a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IllegalMove {
+    #[error("the game is already over")]
+    GameOver,
+    #[error("the move is not legal in this position")]
+    NotLegal,
+    #[error("the move repeats a position in a series of checks (permanent check is illegal)")]
+    PermanentCheck,
+}
+
+#[derive(Debug, Clone)]
+struct Ply {
+    hash: u64,
+    /// The pieces and side to move, to tell positions apart when hashes collide.
+    key: Box<[u8]>,
+    /// Whether the move that led here gave check.
+    check: bool,
+}
+
+/// A game in progress or finished.
+#[derive(Debug, Clone)]
+pub struct Game {
+    start: Position,
+    position: Position,
+    moves: Vec<Move>,
+    /// One entry per position, the start included.
+    history: Vec<Ply>,
+}
+
+fn key(pos: &Position) -> Box<[u8]> {
+    let n = pos.variant().geometry().len();
+    let mut k = Vec::with_capacity(n + 3);
+    k.extend_from_slice(&pos.board[..n]);
+    k.push(pos.turn as u8);
+    k.push(pos.swap[0] as u8);
+    k.push(pos.swap[1] as u8);
+    k.into_boxed_slice()
+}
+
+impl Game {
+    pub fn new(start: Position) -> Game {
+        let first = Ply {
+            hash: start.hash(),
+            key: if Self::tracks(&start) {
+                key(&start)
+            } else {
+                Box::new([])
+            },
+            check: false,
+        };
+        Game {
+            position: start.clone(),
+            start,
+            moves: Vec::new(),
+            history: vec![first],
+        }
+    }
+
+    fn tracks(pos: &Position) -> bool {
+        let rules = pos.variant().rules();
+        rules.permanent_check == PermanentCheckRule::Illegal || rules.repetition > 0
+    }
+
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The legal moves in the current position, with the game's history taken into account.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut moves = self.position.legal_moves();
+        if self.position.variant().rules().permanent_check == PermanentCheckRule::Illegal {
+            moves.retain(|&m| !self.is_permanent_check(m));
+        }
+        moves
+    }
+
+    /// Whether playing `m` (legal in the position) would repeat a position in an unbroken
+    /// series of checks by the side playing it.
+    pub fn is_permanent_check(&self, m: Move) -> bool {
+        let after = self.position.after(m);
+        if !after.is_check() {
+            return false;
+        }
+        let n = self.history.len(); // `after` would be entry n.
+        let hash = after.hash();
+        let after_key = key(&after);
+        // Earlier positions with the same side to move: entries n-2, n-4, ...; the mover's
+        // moves since entry j are those that led to entries j+2, j+4, ..., n.
+        let mut j = n;
+        while j >= 2 {
+            j -= 2;
+            // The move leading to entry j+2 must have given check (for j+2 == n, it is `m`).
+            if j + 2 < n && !self.history[j + 2].check {
+                return false;
+            }
+            let p = &self.history[j];
+            if p.hash == hash && p.key == after_key {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Plays a move, checking it.
+    pub fn play(&mut self, m: Move) -> Result<(), IllegalMove> {
+        if self.status().is_over() {
+            return Err(IllegalMove::GameOver);
+        }
+        if !self.position.legal_moves().contains(&m) {
+            return Err(IllegalMove::NotLegal);
+        }
+        if self.position.variant().rules().permanent_check == PermanentCheckRule::Illegal
+            && self.is_permanent_check(m)
+        {
+            return Err(IllegalMove::PermanentCheck);
+        }
+        self.play_unchecked(m);
+        Ok(())
+    }
+
+    /// Plays a move known to be legal (from [`Game::legal_moves`]).
+    pub fn play_unchecked(&mut self, m: Move) {
+        self.position.play_unchecked(m);
+        let check = self.position.is_check();
+        self.history.push(Ply {
+            hash: self.position.hash(),
+            key: if Self::tracks(&self.position) {
+                key(&self.position)
+            } else {
+                Box::new([])
+            },
+            check,
+        });
+        self.moves.push(m);
+    }
+
+    /// Whether the game goes on. Under a permanent-check rule a position whose only moves are
+    /// forbidden checks counts as having no moves.
+    pub fn status(&self) -> Status {
+        let rules = self.position.variant().rules();
+        if rules.permanent_check == PermanentCheckRule::Illegal {
+            self.position.status_with(!self.legal_moves().is_empty())
+        } else {
+            self.position.status()
+        }
+    }
+
+    /// A draw the side to move could claim (n-move rule or repetition), if any.
+    pub fn claimable_draw(&self) -> Option<&'static str> {
+        let rules = self.position.variant().rules();
+        if rules.n_move_rule > 0 && self.position.halfmove_clock() >= 2 * rules.n_move_rule {
+            return Some("n-move rule");
+        }
+        if rules.repetition > 0 {
+            let last = self.history.last()?;
+            let seen = self
+                .history
+                .iter()
+                .filter(|p| p.hash == last.hash && p.key == last.key)
+                .count();
+            if seen as u32 >= rules.repetition {
+                return Some("repetition");
+            }
+        }
+        None
+    }
+
+    /// Hashes of every position so far, the start included.
+    pub fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.history.iter().map(|p| p.hash)
+    }
+
+    /// Why the last move was refused, as a termination kind (for reports).
+    pub fn termination(&self) -> Option<Termination> {
+        match self.status() {
+            Status::Over { termination, .. } => Some(termination),
+            Status::Ongoing => None,
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! Legal move generation, including Tamerlane's special moves.
+
+use super::color::Color;
+use super::movement::{MODE_CAPTURE, MODE_MOVE};
+use super::position::{Move, MoveKind, Position};
+use super::square::{Bitboard, Square};
+use super::variant::{Piece, PieceKind};
+
+impl Position {
+    /// All legal moves. Empty when the game is over.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut scratch = self.clone();
+        let mut out = Vec::new();
+        scratch.legal_moves_into(&mut out);
+        out
+    }
+
+    /// All legal moves into `out` (cleared first), using `self` as scratch space: the
+    /// position is the same afterwards.
+    pub fn legal_moves_into(&mut self, out: &mut Vec<Move>) {
+        out.clear();
+        if self.end_by_rule().is_some() {
+            return;
+        }
+        let us = self.turn;
+        for from in self.by_color[us.index()] & !self.waiting(us) {
+            self.piece_moves(from, out);
+        }
+        match self.pin_lines(us) {
+            // Not in check with a single royal: only a move of the royal itself or of a piece
+            // standing on a line towards it can expose it.
+            Some(lines) => {
+                let royal = self.royal[us.index()];
+                out.retain(|&m| {
+                    (m.promotion.is_none() && !lines.contains(m.from) && !royal.contains(m.from))
+                        || self.is_legal_unchecked(m)
+                });
+            }
+            None => out.retain(|&m| self.is_legal_unchecked(m)),
+        }
+        self.special_moves(out);
+    }
+
+    /// For a side with a single royal piece that is not attacked: the squares on which a piece
+    /// blocks some enemy piece's way to the royal. `None` when every move needs the full test.
+    fn pin_lines(&self, us: Color) -> Option<Bitboard> {
+        let royal = self.royal[us.index()];
+        if royal.count() != 1 {
+            return None;
+        }
+        let king = royal.first()?;
+        let them = !us;
+        if self.is_attacked(king, them) {
+            return None;
+        }
+        let waiting = self.waiting(them);
+        let classes = &self.by_class[them.index()];
+        let mut lines = Bitboard::EMPTY;
+        for (i, table) in self.variant.tables.iter().enumerate() {
+            let pieces = classes[i] & !waiting;
+            if pieces.nonempty() && table.captures {
+                lines |= table.lines_to(them, king, pieces);
+            }
+        }
+        Some(lines)
+    }
+
+    /// The legal moves of the piece on one square (the king's swaps included).
+    pub fn legal_moves_from(&mut self, from: Square) -> Vec<Move> {
+        let mut out = Vec::new();
+        if self.end_by_rule().is_some() {
+            return out;
+        }
+        let us = self.turn;
+        if !self.by_color[us.index()].contains(from) {
+            return out;
+        }
+        if self.waiting(us).contains(from) {
+            self.special_moves(&mut out);
+            out.retain(|m| m.from == from);
+            return out;
+        }
+        self.piece_moves(from, &mut out);
+        out.retain(|&m| self.is_legal_unchecked(m));
+        if self.swap_piece(us) == Some(from) {
+            // A swap counts as a move of the king. In check it is allowed outright; otherwise
+            // only when the side has no other move, which takes the full generator.
+            if self.is_attacked(from, !us) {
+                self.swaps(from, &mut out);
+            } else {
+                let mut all = Vec::new();
+                self.legal_moves_into(&mut all);
+                out.extend(all.into_iter().filter(|m| m.kind == MoveKind::Swap));
+            }
+        }
+        out
+    }
+
+    /// Whether a move from [`Position::legal_moves`]' candidates obeys the check rule.
+    fn is_legal_unchecked(&mut self, m: Move) -> bool {
+        let us = self.turn;
+        let undo = self.play_unchecked(m);
+        let ok = if m.kind == MoveKind::Swap {
+            // The king stands on the partner's square now.
+            !self.is_attacked(m.to, !us)
+        } else {
+            !self.sole_royal_attacked(us)
+        };
+        self.undo(undo);
+        ok
+    }
+
+    /// The pseudo-legal ordinary moves of the piece on `from`.
+    fn piece_moves(&self, from: Square, out: &mut Vec<Move>) {
+        let Some(piece) = self.piece_at(from) else {
+            return;
+        };
+        let variant = &*self.variant;
+        let geometry = variant.geometry();
+        let us = piece.color;
+        let occupied = self.occupied();
+        let capturable = self.by_color[(!us).index()] & !self.immune(!us) & geometry.main_squares();
+        let info = variant.kind(piece.kind);
+        let table = &variant.tables[info.class as usize];
+        let promotes = info.pawn;
+        let last = variant.last_rank[us];
+        let (rays, repeats) = table.rays(us, from);
+        let mut seen = Bitboard::EMPTY;
+        for ray in rays {
+            for t in ray {
+                if t.mask.intersects(occupied) {
+                    break;
+                }
+                let to = t.to;
+                let ok = if !occupied.contains(to) {
+                    t.mode & MODE_MOVE != 0 && (geometry.is_main(to) || self.may_enter(to, piece))
+                } else {
+                    t.mode & MODE_CAPTURE != 0 && capturable.contains(to)
+                };
+                if ok && !(repeats && seen.contains(to)) {
+                    seen |= to.bit();
+                    if promotes && last.contains(to) {
+                        self.push_promotions(Move::normal(from, to), piece, out);
+                    } else {
+                        out.push(Move::normal(from, to));
+                    }
+                }
+                if t.stop && occupied.contains(to) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Whether a piece may move into the (empty) extra square `to`: an enemy citadel takes
+    /// royals only, a side's own citadel the kinds its definition allows.
+    fn may_enter(&self, to: Square, piece: Piece) -> bool {
+        let variant = &*self.variant;
+        match variant.geometry().citadel(to) {
+            Some(c) if c.owner != piece.color => variant.is_royal(piece.kind),
+            Some(_) => variant.citadel_allows(to, piece.color, piece.kind),
+            None => false,
+        }
+    }
+
+    /// What a pawn becomes on arriving at its last rank: one move per choice.
+    fn push_promotions(&self, m: Move, piece: Piece, out: &mut Vec<Move>) {
+        let variant = &*self.variant;
+        if let Some(pp) = &variant.rules().pawn_of_pawns
+            && let Some(i) = pp.states.iter().position(|&k| k == piece.kind)
+        {
+            let next = if i < 2 {
+                pp.states[i + 1]
+            } else {
+                pp.third_arrival
+            };
+            out.push(Move {
+                promotion: Some(next),
+                ..m
+            });
+            return;
+        }
+        let choices = &variant.kind(piece.kind).promotion;
+        if choices.is_empty() {
+            out.push(m);
+        }
+        for &k in choices {
+            out.push(Move {
+                promotion: Some(k),
+                ..m
+            });
+        }
+    }
+
+    /// The square of the piece that may swap, if the side still may.
+    fn swap_piece(&self, us: Color) -> Option<Square> {
+        let kind = self.variant.rules().king_swap?;
+        if !self.swap[us.index()] {
+            return None;
+        }
+        self.pieces_of(us, kind).first()
+    }
+
+    /// Lifts, relocations and swaps, added to the legal ordinary moves in `out`.
+    fn special_moves(&mut self, out: &mut Vec<Move>) {
+        let us = self.turn;
+        if let Some(pp) = self.variant.rules().pawn_of_pawns.clone() {
+            let last = self.variant.last_rank[us];
+            let relocating = self.by_kind[us.index()][pp.states[2].index()] & last;
+            let lifting = self.by_kind[us.index()][pp.states[1].index()] & last;
+            for from in relocating {
+                let to = pp.relocation[us];
+                if !self.occupied().contains(to) {
+                    let m = Move {
+                        from,
+                        to,
+                        kind: MoveKind::Relocation,
+                        promotion: None,
+                    };
+                    if self.is_legal_unchecked(m) {
+                        out.push(m);
+                    }
+                }
+            }
+            for from in lifting {
+                self.lifts(from, out);
+            }
+        }
+        if let Some(king) = self.swap_piece(us)
+            && (out.is_empty() || self.is_attacked(king, !us))
+        {
+            self.swaps(king, out);
+        }
+    }
+
+    /// The legal lifts of the waiting pawn of pawns on `from`.
+    fn lifts(&mut self, from: Square, out: &mut Vec<Move>) {
+        let us = self.turn;
+        let Some(pawn) = self.piece_at(from) else {
+            return;
+        };
+        let variant = self.variant.clone();
+        let table = &variant.tables[variant.kind(pawn.kind).class as usize];
+        let removable = self.occupied()
+            & !self.royal[0]
+            & !self.royal[1]
+            & !self.immune(Color::White)
+            & !self.immune(Color::Black);
+        let targets =
+            self.by_color[(!us).index()] & !self.immune(!us) & variant.geometry().main_squares();
+        for to in variant.geometry().main_squares() {
+            if to == from || (self.occupied().contains(to) && !removable.contains(to)) {
+                continue;
+            }
+            // The enemy pieces the pawn would attack from `to`.
+            let mut attacked = Bitboard::EMPTY;
+            let (rays, _) = table.rays(us, to);
+            for ray in rays {
+                for t in ray {
+                    if t.mode & MODE_CAPTURE != 0 && t.mask.is_empty() && targets.contains(t.to) {
+                        attacked |= t.to.bit();
+                    }
+                }
+            }
+            if attacked.is_empty() {
+                continue;
+            }
+            let m = Move {
+                from,
+                to,
+                kind: MoveKind::Lift,
+                promotion: None,
+            };
+            let undo = self.play_unchecked(m);
+            let ok = !self.sole_royal_attacked(us)
+                && (attacked.count() >= 2
+                    || attacked
+                        .first()
+                        .is_some_and(|sq| self.legal_moves_from(sq).is_empty()));
+            self.undo(undo);
+            if ok {
+                out.push(m);
+            }
+        }
+    }
+
+    /// The legal swaps of the king on `king`.
+    fn swaps(&mut self, king: Square, out: &mut Vec<Move>) {
+        let us = self.turn;
+        let last = self.variant.last_rank[us];
+        let partners = self.by_color[us.index()] & !self.royal[us.index()];
+        for partner in partners {
+            let Some(p) = self.piece_at(partner) else {
+                continue;
+            };
+            let base = Move {
+                from: king,
+                to: partner,
+                kind: MoveKind::Swap,
+                promotion: None,
+            };
+            let mut candidates = Vec::new();
+            // A pawn put on its last rank arrives there, unless it came from that rank.
+            if self.variant.is_pawn(p.kind) && last.contains(king) && !last.contains(partner) {
+                self.push_promotions(base, p, &mut candidates);
+            } else {
+                candidates.push(base);
+            }
+            for m in candidates {
+                if self.is_legal_unchecked(m) {
+                    out.push(m);
+                }
+            }
+        }
+    }
+
+    /// The kind a piece of `kind` is, or `None`; used by notation to name pieces.
+    pub fn kind_at(&self, sq: Square) -> Option<PieceKind> {
+        self.piece_at(sq).map(|p| p.kind)
+    }
+}

@@ -1,0 +1,379 @@
+//! Movement rules compiled into per-square tables.
+//!
+//! Every movement rule becomes, for each colour and start square, a list of *rays*: sequences
+//! of targets, each with the set of squares that must be empty to reach it. Walking a ray stops
+//! at the first blocked target, which is exact because the compiler only groups targets whose
+//! blocking sets grow along the ray. Attack detection uses the same targets read backwards.
+
+use super::color::Color;
+use super::definition::{MoveDef, MoveMode, Symmetry};
+use super::geometry::Geometry;
+use super::square::{Bitboard, Square};
+
+pub(crate) const MODE_MOVE: u8 = 1;
+pub(crate) const MODE_CAPTURE: u8 = 2;
+
+/// The most steps a leg may take: enough to cross any supported board.
+const UNLIMITED: u8 = 127;
+
+/// One destination of a ray.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target {
+    /// Squares that must be empty to reach `to`.
+    pub mask: Bitboard,
+    pub to: Square,
+    /// `MODE_MOVE | MODE_CAPTURE` bits.
+    pub mode: u8,
+    /// An occupied `to` blocks every later target of the ray.
+    pub stop: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Range {
+    start: u32,
+    end: u32,
+}
+
+/// A backward lookup for attacks on one square.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reverse {
+    start: u32,
+    end: u32,
+    /// Squares from which this movement can capture on the square.
+    from: Bitboard,
+    /// No entry needs empty squares: any piece on `from` attacks.
+    pure: bool,
+}
+
+/// The compiled moves of one movement class (all pieces that move alike share one).
+#[derive(Debug, Clone)]
+pub(crate) struct MoveTable {
+    nsq: usize,
+    targets: Vec<Target>,
+    rays: Vec<Range>,
+    /// Per `color * nsq + square`: the rays, and whether destinations may repeat.
+    by_square: Vec<(Range, bool)>,
+    reverse_entries: Vec<(Square, Bitboard)>,
+    reverse: Vec<Reverse>,
+    /// Whether any rule of the class can capture (a move-only class never attacks).
+    pub captures: bool,
+}
+
+/// A leg with resolved counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Leg {
+    dx: i8,
+    dy: i8,
+    min: u8,
+    max: u8,
+}
+
+fn legs_of(def: &MoveDef) -> Result<Vec<Leg>, String> {
+    let given = [def.leap.is_some(), def.slide.is_some(), def.legs.is_some()]
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    if given != 1 {
+        return Err("a move needs exactly one of `leap`, `slide` or `legs`".into());
+    }
+    let legs = if let Some([dx, dy]) = def.leap {
+        if def.min.is_some() || def.max.is_some() {
+            return Err("`min`/`max` go with `slide`, not `leap`".into());
+        }
+        vec![Leg {
+            dx,
+            dy,
+            min: 1,
+            max: 1,
+        }]
+    } else if let Some([dx, dy]) = def.slide {
+        let min = def.min.unwrap_or(1);
+        let max = def.max.unwrap_or(UNLIMITED);
+        vec![Leg { dx, dy, min, max }]
+    } else {
+        if def.min.is_some() || def.max.is_some() {
+            return Err("`min`/`max` belong inside each leg of `legs`".into());
+        }
+        let list = def.legs.as_deref().unwrap_or(&[]);
+        if list.is_empty() {
+            return Err("`legs` is empty".into());
+        }
+        list.iter()
+            .map(|l| {
+                let (min, max) = match (l.min, l.max) {
+                    (None, None) => (1, 1),
+                    (Some(m), None) => (m, UNLIMITED),
+                    (None, Some(m)) => (1, m),
+                    (Some(a), Some(b)) => (a, b),
+                };
+                Leg {
+                    dx: l.step[0],
+                    dy: l.step[1],
+                    min,
+                    max,
+                }
+            })
+            .collect()
+    };
+    for l in &legs {
+        if l.dx == 0 && l.dy == 0 {
+            return Err("a step of [0, 0] goes nowhere".into());
+        }
+        if l.min == 0 || l.min > l.max {
+            return Err(format!(
+                "a leg needs 1 <= min <= max, not min {} max {}",
+                l.min, l.max
+            ));
+        }
+    }
+    if legs.iter().filter(|l| l.min != l.max).count() > 1 {
+        return Err("at most one leg of a path may have a variable length".into());
+    }
+    if def.from_rank == Some(0) {
+        return Err("`from_rank` counts from 1".into());
+    }
+    Ok(legs)
+}
+
+/// A rotation or reflection of a vector.
+type Image = fn(i8, i8) -> (i8, i8);
+
+fn images(sym: Symmetry) -> &'static [Image] {
+    const ALL: [Image; 8] = [
+        |x, y| (x, y),
+        |x, y| (-x, y),
+        |x, y| (x, -y),
+        |x, y| (-x, -y),
+        |x, y| (y, x),
+        |x, y| (-y, x),
+        |x, y| (y, -x),
+        |x, y| (-y, -x),
+    ];
+    match sym {
+        Symmetry::All => &ALL,
+        Symmetry::Mirror => &ALL[..2],
+        Symmetry::MirrorBoth => &ALL[..4],
+        Symmetry::None => &ALL[..1],
+    }
+}
+
+/// Checks a movement rule without a board.
+pub(crate) fn check(def: &MoveDef) -> Result<(), String> {
+    legs_of(def).map(|_| ())
+}
+
+impl MoveTable {
+    /// Compiles the rules of one movement class for a board.
+    pub fn new(geometry: &Geometry, defs: &[MoveDef]) -> Result<MoveTable, String> {
+        let nsq = geometry.len();
+        let mut table = MoveTable {
+            nsq,
+            targets: Vec::new(),
+            rays: Vec::new(),
+            by_square: Vec::with_capacity(2 * nsq),
+            reverse_entries: Vec::new(),
+            reverse: vec![Reverse::default(); 2 * nsq],
+            captures: defs.iter().any(|d| d.mode != MoveMode::Move),
+        };
+        // Every rule under every image, once each.
+        let mut paths: Vec<(Vec<Leg>, u8, Option<u8>)> = Vec::new();
+        for def in defs {
+            let legs = legs_of(def)?;
+            let mode = match def.mode {
+                MoveMode::Both => MODE_MOVE | MODE_CAPTURE,
+                MoveMode::Move => MODE_MOVE,
+                MoveMode::Capture => MODE_CAPTURE,
+            };
+            for f in images(def.symmetry) {
+                let image: Vec<Leg> = legs
+                    .iter()
+                    .map(|l| {
+                        let (dx, dy) = f(l.dx, l.dy);
+                        Leg { dx, dy, ..*l }
+                    })
+                    .collect();
+                let entry = (image, mode, def.from_rank);
+                if !paths.contains(&entry) {
+                    paths.push(entry);
+                }
+            }
+        }
+        let mut reverse_lists: Vec<Vec<(Square, Bitboard)>> = vec![Vec::new(); 2 * nsq];
+        for color in Color::ALL {
+            for from in geometry.squares() {
+                let start = table.rays.len() as u32;
+                let mut seen = Bitboard::EMPTY;
+                let mut repeats = false;
+                for (legs, mode, from_rank) in &paths {
+                    if let Some(r) = from_rank
+                        && (!geometry.is_main(from)
+                            || geometry.rank(from) != geometry.relative_rank(color, *r as i8))
+                    {
+                        continue;
+                    }
+                    let ray = walk(geometry, from, color, legs);
+                    for group in split_monotone(ray) {
+                        let ray_start = table.targets.len() as u32;
+                        for (i, &(to, mask)) in group.iter().enumerate() {
+                            if seen.contains(to) {
+                                repeats = true;
+                            }
+                            seen |= to.bit();
+                            let stop = group.get(i + 1).is_some_and(|&(_, next)| next.contains(to));
+                            table.targets.push(Target {
+                                mask,
+                                to,
+                                mode: *mode,
+                                stop,
+                            });
+                            if mode & MODE_CAPTURE != 0 {
+                                reverse_lists[color.index() * nsq + to.index()].push((from, mask));
+                            }
+                        }
+                        table.rays.push(Range {
+                            start: ray_start,
+                            end: table.targets.len() as u32,
+                        });
+                    }
+                }
+                table.by_square.push((
+                    Range {
+                        start,
+                        end: table.rays.len() as u32,
+                    },
+                    repeats,
+                ));
+            }
+        }
+        for (i, list) in reverse_lists.into_iter().enumerate() {
+            let start = table.reverse_entries.len() as u32;
+            let mut from = Bitboard::EMPTY;
+            let mut pure = true;
+            for (sq, mask) in list {
+                from |= sq.bit();
+                pure &= mask.is_empty();
+                table.reverse_entries.push((sq, mask));
+            }
+            table.reverse[i] = Reverse {
+                start,
+                end: table.reverse_entries.len() as u32,
+                from,
+                pure,
+            };
+        }
+        Ok(table)
+    }
+
+    /// The rays from a square, and whether a destination can be reached by several of them.
+    #[inline]
+    pub fn rays(&self, color: Color, from: Square) -> (impl Iterator<Item = &[Target]> + '_, bool) {
+        let (range, repeats) = self.by_square[color.index() * self.nsq + from.index()];
+        let rays = self.rays[range.start as usize..range.end as usize]
+            .iter()
+            .map(move |r| &self.targets[r.start as usize..r.end as usize]);
+        (rays, repeats)
+    }
+
+    /// Whether a piece of this class and `color` on one of `pieces` can capture on `to`, given
+    /// the occupied squares.
+    #[inline]
+    pub fn attacks(&self, color: Color, to: Square, pieces: Bitboard, occupied: Bitboard) -> bool {
+        let rev = &self.reverse[color.index() * self.nsq + to.index()];
+        let candidates = rev.from & pieces;
+        if candidates.is_empty() {
+            return false;
+        }
+        if rev.pure {
+            return true;
+        }
+        self.reverse_entries[rev.start as usize..rev.end as usize]
+            .iter()
+            .any(|&(from, mask)| candidates.contains(from) && !mask.intersects(occupied))
+    }
+}
+
+impl MoveTable {
+    /// The squares whose emptying could let a piece of this class on one of `pieces` capture
+    /// on `to`: the union of the blocking sets of every way it could get there.
+    #[inline]
+    pub fn lines_to(&self, color: Color, to: Square, pieces: Bitboard) -> Bitboard {
+        let rev = &self.reverse[color.index() * self.nsq + to.index()];
+        if rev.pure || (rev.from & pieces).is_empty() {
+            return Bitboard::EMPTY;
+        }
+        let mut lines = Bitboard::EMPTY;
+        for &(from, mask) in &self.reverse_entries[rev.start as usize..rev.end as usize] {
+            if pieces.contains(from) {
+                lines |= mask;
+            }
+        }
+        lines
+    }
+}
+
+/// The destinations of one path from `from`, in order of the variable leg's length, each with
+/// the squares that must be empty on the way.
+fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(Square, Bitboard)> {
+    let flip = if color == Color::White { 1 } else { -1 };
+    let var = legs.iter().position(|l| l.min != l.max);
+    let (lo, hi) = var.map_or((0, 0), |i| (legs[i].min, legs[i].max));
+    let mut out = Vec::new();
+    for extra in lo..=hi {
+        let (mut f, mut r) = geometry.coords(from);
+        let mut mask = Bitboard::EMPTY;
+        let mut last = None;
+        let mut ok = true;
+        let mut variable_leg_off_board = false;
+        'legs: for (i, leg) in legs.iter().enumerate() {
+            let count = if Some(i) == var { extra } else { leg.min };
+            for _ in 0..count {
+                if let Some(prev) = last {
+                    // The previous square is passed, so it must be on the board and empty.
+                    if !geometry.is_main(prev) {
+                        ok = false;
+                        break 'legs;
+                    }
+                    mask |= Bitboard::from(prev);
+                }
+                f += leg.dx;
+                r += leg.dy * flip;
+                match geometry.at(f, r) {
+                    Some(sq) => last = Some(sq),
+                    None => {
+                        ok = false;
+                        variable_leg_off_board = Some(i) == var;
+                        break 'legs;
+                    }
+                }
+            }
+        }
+        if variable_leg_off_board {
+            break;
+        }
+        if let (true, Some(to)) = (ok, last)
+            && to != from
+            && !mask.contains(from)
+        {
+            out.push((to, mask));
+        }
+    }
+    out
+}
+
+/// Splits a path's destinations into rays along which blocking sets only grow.
+fn split_monotone(targets: Vec<(Square, Bitboard)>) -> Vec<Vec<(Square, Bitboard)>> {
+    let mut out: Vec<Vec<(Square, Bitboard)>> = Vec::new();
+    for t in targets {
+        match out.last_mut() {
+            Some(ray) if ray.last().is_some_and(|&(_, m)| (m & t.1) == m) => ray.push(t),
+            _ => out.push(vec![t]),
+        }
+    }
+    out
+}
+
+impl From<Square> for Bitboard {
+    fn from(sq: Square) -> Bitboard {
+        sq.bit()
+    }
+}

@@ -1,0 +1,414 @@
+//! Positions: the board, the side to move and every piece of state the rules need.
+
+use std::sync::Arc;
+
+use super::color::Color;
+use super::geometry::MAX_SQUARES;
+use super::square::{Bitboard, Square};
+use super::variant::{MAX_KINDS, Piece, PieceKind, Variant};
+
+/// What a move does besides going from one square to another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MoveKind {
+    /// A move or capture by the piece's movement rules (promotions included).
+    Normal,
+    /// The waiting pawn of pawns placed anywhere it forks or wins a piece; an occupant of the
+    /// target square is removed.
+    Lift,
+    /// The waiting pawn of pawns, after its second arrival, moved to its relocation square.
+    Relocation,
+    /// The king exchanged with one of its own pieces (`to` is the partner's square).
+    Swap,
+}
+
+/// A move. Captures are known from the position it is played in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Move {
+    pub from: Square,
+    pub to: Square,
+    pub kind: MoveKind,
+    /// What the moving piece (for a swap: the partner) becomes, when it changes.
+    pub promotion: Option<PieceKind>,
+}
+
+impl Move {
+    pub const fn normal(from: Square, to: Square) -> Move {
+        Move {
+            from,
+            to,
+            kind: MoveKind::Normal,
+            promotion: None,
+        }
+    }
+}
+
+const MAX_CHANGES: usize = 12;
+
+/// What [`Position::play_unchecked`] needs to take a move back.
+#[derive(Debug, Clone, Copy)]
+pub struct Undo {
+    changes: [(u8, u8); MAX_CHANGES],
+    len: u8,
+    swap: [bool; 2],
+    halfmove: u32,
+    fullmove: u32,
+    hash: u64,
+}
+
+/// A legal position of a variant.
+///
+/// Built only through checks ([`Position::from_fen`], [`Position::start`]), so its invariants
+/// hold: every side has a royal piece, the side not to move is not in check, no piece stands
+/// where it may not.
+#[derive(Clone)]
+pub struct Position {
+    pub(crate) variant: Arc<Variant>,
+    pub(crate) board: [u8; MAX_SQUARES],
+    pub(crate) by_color: [Bitboard; 2],
+    pub(crate) by_kind: [[Bitboard; MAX_KINDS]; 2],
+    pub(crate) by_class: [[Bitboard; MAX_KINDS]; 2],
+    pub(crate) royal: [Bitboard; 2],
+    pub(crate) turn: Color,
+    pub(crate) swap: [bool; 2],
+    pub(crate) halfmove: u32,
+    pub(crate) fullmove: u32,
+    pub(crate) hash: u64,
+}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({})", self.to_fen())
+    }
+}
+
+impl PartialEq for Position {
+    /// Same variant, pieces, side to move and swap rights (the move counters are ignored).
+    fn eq(&self, other: &Position) -> bool {
+        self.variant.id() == other.variant.id()
+            && self.board == other.board
+            && self.turn == other.turn
+            && self.swap == other.swap
+    }
+}
+
+impl Eq for Position {}
+
+impl Position {
+    /// An empty board (not a legal position: the caller fills it and checks it).
+    pub(crate) fn empty(variant: Arc<Variant>) -> Position {
+        Position {
+            variant,
+            board: [0; MAX_SQUARES],
+            by_color: [Bitboard::EMPTY; 2],
+            by_kind: [[Bitboard::EMPTY; MAX_KINDS]; 2],
+            by_class: [[Bitboard::EMPTY; MAX_KINDS]; 2],
+            royal: [Bitboard::EMPTY; 2],
+            turn: Color::White,
+            swap: [false; 2],
+            halfmove: 0,
+            fullmove: 1,
+            hash: 0,
+        }
+    }
+
+    /// The variant's start position.
+    pub fn start(variant: &Arc<Variant>) -> Position {
+        // The start position was checked when the variant was built.
+        Position::from_fen(variant, variant.start_fen())
+            .unwrap_or_else(|_| Position::empty(variant.clone()))
+    }
+
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// Whether a side may still make its king swap.
+    pub fn swap_available(&self, color: Color) -> bool {
+        self.swap[color.index()]
+    }
+
+    /// Plies since the last capture or pawn move.
+    pub fn halfmove_clock(&self) -> u32 {
+        self.halfmove
+    }
+
+    /// The move number, starting at 1 and counted up after each Black move.
+    pub fn fullmove_number(&self) -> u32 {
+        self.fullmove
+    }
+
+    /// The Zobrist hash: pieces, side to move and swap rights (not the counters).
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The piece on a square.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        Piece::from_code(self.board.get(sq.index()).copied().unwrap_or(0))
+    }
+
+    /// All squares occupied by a side.
+    pub fn pieces(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    /// All squares occupied by a side's pieces of one kind.
+    pub fn pieces_of(&self, color: Color, kind: PieceKind) -> Bitboard {
+        self.by_kind[color.index()]
+            .get(kind.index())
+            .copied()
+            .unwrap_or(Bitboard::EMPTY)
+    }
+
+    /// A side's royal pieces.
+    pub fn royals(&self, color: Color) -> Bitboard {
+        self.royal[color.index()]
+    }
+
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// The hash computed from scratch (equal to [`Position::hash`] at all times).
+    pub fn compute_hash(&self) -> u64 {
+        let z = &self.variant.zobrist;
+        let mut h = 0;
+        for sq in self.occupied() {
+            h ^= z.piece(self.board[sq.index()], sq);
+        }
+        if self.turn == Color::Black {
+            h ^= z.side;
+        }
+        for c in Color::ALL {
+            if self.swap[c.index()] {
+                h ^= z.swap[c.index()];
+            }
+        }
+        h
+    }
+
+    /// Puts `code` on `sq` (0 empties it), keeping every index and the hash in step.
+    #[inline]
+    pub(crate) fn set(&mut self, sq: Square, code: u8) {
+        let i = sq.index();
+        let old = self.board[i];
+        if old == code {
+            return;
+        }
+        let bit = sq.bit();
+        let z = &self.variant.zobrist;
+        if let Some(p) = Piece::from_code(old) {
+            let (c, k) = (p.color.index(), p.kind.index());
+            self.by_color[c] ^= bit;
+            self.by_kind[c][k] ^= bit;
+            self.by_class[c][self.variant.kinds()[k].class as usize] ^= bit;
+            if self.variant.is_royal(p.kind) {
+                self.royal[c] ^= bit;
+            }
+            self.hash ^= z.piece(old, sq);
+        }
+        if let Some(p) = Piece::from_code(code) {
+            let (c, k) = (p.color.index(), p.kind.index());
+            self.by_color[c] |= bit;
+            self.by_kind[c][k] |= bit;
+            self.by_class[c][self.variant.kinds()[k].class as usize] |= bit;
+            if self.variant.is_royal(p.kind) {
+                self.royal[c] |= bit;
+            }
+            self.hash ^= z.piece(code, sq);
+        }
+        self.board[i] = code;
+    }
+
+    #[inline]
+    fn change(&mut self, undo: &mut Undo, sq: Square, code: u8) {
+        if (undo.len as usize) < MAX_CHANGES {
+            undo.changes[undo.len as usize] = (sq.0, self.board[sq.index()]);
+            undo.len += 1;
+        }
+        self.set(sq, code);
+    }
+
+    /// A side's pawns of pawns waiting on their last rank: they cannot be captured, make no
+    /// ordinary moves and attack nothing.
+    #[inline]
+    pub(crate) fn waiting(&self, color: Color) -> Bitboard {
+        match &self.variant.rules().pawn_of_pawns {
+            Some(pp) => {
+                let k = &self.by_kind[color.index()];
+                (k[pp.states[1].index()] | k[pp.states[2].index()]) & self.variant.last_rank[color]
+            }
+            None => Bitboard::EMPTY,
+        }
+    }
+
+    /// A side's pieces that cannot be captured: waiting pawns of pawns and pieces in their
+    /// own citadel.
+    #[inline]
+    pub(crate) fn immune(&self, color: Color) -> Bitboard {
+        let mut m = self.waiting(color);
+        for &(sq, owner, _) in &self.variant.citadel_allow {
+            if owner == color {
+                m |= self.by_color[color.index()] & sq.bit();
+            }
+        }
+        m
+    }
+
+    /// Whether a piece of `by` could capture on `sq` (a square of the main board) by an
+    /// ordinary move. Pins do not matter; waiting pawns of pawns attack nothing; squares
+    /// outside the main board are never attacked.
+    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+        if !self.variant.geometry().is_main(sq) {
+            return false;
+        }
+        let occupied = self.occupied();
+        let waiting = self.waiting(by);
+        let classes = &self.by_class[by.index()];
+        for (i, table) in self.variant.tables.iter().enumerate() {
+            let pieces = classes[i] & !waiting;
+            if pieces.nonempty() && table.captures && table.attacks(by, sq, pieces, occupied) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether the side to move has a royal piece under attack.
+    pub fn is_check(&self) -> bool {
+        let them = !self.turn;
+        self.royal[self.turn.index()]
+            .into_iter()
+            .any(|sq| self.is_attacked(sq, them))
+    }
+
+    /// Whether `color`, with a single royal piece, has it attacked (the check rule's test).
+    #[inline]
+    pub(crate) fn sole_royal_attacked(&self, color: Color) -> bool {
+        let r = self.royal[color.index()];
+        r.count() == 1 && r.first().is_some_and(|sq| self.is_attacked(sq, !color))
+    }
+
+    /// Plays a move without checking it. Only for moves from [`Position::legal_moves`] (or
+    /// pseudo-legal ones being tested); returns what [`Position::undo`] needs.
+    pub fn play_unchecked(&mut self, m: Move) -> Undo {
+        let mut undo = Undo {
+            changes: [(0, 0); MAX_CHANGES],
+            len: 0,
+            swap: self.swap,
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+            hash: self.hash,
+        };
+        let us = self.turn;
+        let moving = self.board[m.from.index()];
+        let target = self.board[m.to.index()];
+        let mut reset = target != 0;
+        match m.kind {
+            MoveKind::Normal => {
+                if let Some(p) = Piece::from_code(moving) {
+                    reset |= self.variant.is_pawn(p.kind);
+                }
+                self.change(&mut undo, m.from, 0);
+                self.arrive(&mut undo, m.to, moving, m.promotion);
+            }
+            MoveKind::Lift | MoveKind::Relocation => {
+                reset = true;
+                self.change(&mut undo, m.from, 0);
+                self.change(&mut undo, m.to, moving);
+            }
+            MoveKind::Swap => {
+                reset = false;
+                self.change(&mut undo, m.to, moving);
+                self.change(&mut undo, m.from, 0);
+                self.arrive(&mut undo, m.from, target, m.promotion);
+                if self.swap[us.index()] {
+                    self.swap[us.index()] = false;
+                    self.hash ^= self.variant.zobrist.swap[us.index()];
+                }
+            }
+        }
+        self.halfmove = if reset {
+            0
+        } else {
+            self.halfmove.saturating_add(1)
+        };
+        if us == Color::Black {
+            self.fullmove = self.fullmove.saturating_add(1);
+        }
+        self.turn = !us;
+        self.hash ^= self.variant.zobrist.side;
+        undo
+    }
+
+    /// Puts a moved piece (board code `code`) down on `sq`, becoming `promotion` if given, with
+    /// the pawn of pawns' effects of its second and third arrivals.
+    fn arrive(&mut self, undo: &mut Undo, sq: Square, code: u8, promotion: Option<PieceKind>) {
+        let Some(piece) = Piece::from_code(code) else {
+            return;
+        };
+        let Some(new) = promotion else {
+            self.change(undo, sq, code);
+            return;
+        };
+        let placed = Piece {
+            color: piece.color,
+            kind: new,
+        };
+        if let Some(pp) = self.variant.rules().pawn_of_pawns.clone() {
+            if piece.kind == pp.states[1] && new == pp.states[2] {
+                let reloc = pp.relocation[piece.color];
+                if self.board[reloc.index()] == 0 {
+                    self.change(undo, sq, 0);
+                    self.change(undo, reloc, placed.code());
+                    return;
+                }
+            } else if piece.kind == pp.states[2] && new == pp.third_arrival {
+                self.change(undo, sq, placed.code());
+                if let Some((from_kind, to_kind)) = pp.also_promote {
+                    let promoted = Piece {
+                        color: piece.color,
+                        kind: to_kind,
+                    }
+                    .code();
+                    for s in self.pieces_of(piece.color, from_kind) {
+                        self.change(undo, s, promoted);
+                    }
+                }
+                return;
+            }
+        }
+        self.change(undo, sq, placed.code());
+    }
+
+    /// Takes back a move played with [`Position::play_unchecked`].
+    pub fn undo(&mut self, undo: Undo) {
+        for &(sq, code) in undo.changes[..undo.len as usize].iter().rev() {
+            self.set(Square(sq), code);
+        }
+        self.swap = undo.swap;
+        self.halfmove = undo.halfmove;
+        self.fullmove = undo.fullmove;
+        self.turn = !self.turn;
+        self.hash = undo.hash;
+    }
+
+    /// The position after a move (which must be legal here).
+    pub fn after(&self, m: Move) -> Position {
+        let mut p = self.clone();
+        p.play_unchecked(m);
+        p
+    }
+
+    /// Whether a move captures (or, for a lift, removes) a piece.
+    pub fn is_capture(&self, m: Move) -> bool {
+        m.kind != MoveKind::Swap && m.kind != MoveKind::Relocation && self.board[m.to.index()] != 0
+    }
+}

@@ -1,0 +1,108 @@
+//! Squares and square sets.
+
+/// A square of a variant's board, numbered `0..Geometry::len()`.
+///
+/// The main board comes first, rank by rank from White's side (`a1`, `b1`, ...); extra squares
+/// such as citadels follow. A `Square` only means something together with its
+/// [`Geometry`](super::Geometry), which names it and knows its neighbours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Square(pub u8);
+
+impl Square {
+    /// The square's number, usable as an index.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The single-square set.
+    #[inline]
+    pub const fn bit(self) -> Bitboard {
+        Bitboard(1u128 << self.0)
+    }
+}
+
+/// A set of squares (boards have at most 128 squares).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Bitboard(pub u128);
+
+impl Bitboard {
+    pub const EMPTY: Bitboard = Bitboard(0);
+
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    #[inline]
+    pub const fn nonempty(self) -> bool {
+        self.0 != 0
+    }
+
+    #[inline]
+    pub const fn contains(self, sq: Square) -> bool {
+        self.0 & (1u128 << sq.0) != 0
+    }
+
+    #[inline]
+    pub const fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    #[inline]
+    pub const fn intersects(self, other: Bitboard) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// The lowest square, if any.
+    #[inline]
+    pub const fn first(self) -> Option<Square> {
+        if self.0 == 0 {
+            None
+        } else {
+            Some(Square(self.0.trailing_zeros() as u8))
+        }
+    }
+}
+
+impl Iterator for Bitboard {
+    type Item = Square;
+    #[inline]
+    fn next(&mut self) -> Option<Square> {
+        if self.0 == 0 {
+            return None;
+        }
+        let sq = Square(self.0.trailing_zeros() as u8);
+        self.0 &= self.0 - 1;
+        Some(sq)
+    }
+}
+
+macro_rules! bitop {
+    ($tr:ident, $f:ident, $atr:ident, $af:ident, $op:tt) => {
+        impl std::ops::$tr for Bitboard {
+            type Output = Bitboard;
+            #[inline]
+            fn $f(self, rhs: Bitboard) -> Bitboard {
+                Bitboard(self.0 $op rhs.0)
+            }
+        }
+        impl std::ops::$atr for Bitboard {
+            #[inline]
+            fn $af(&mut self, rhs: Bitboard) {
+                self.0 = self.0 $op rhs.0;
+            }
+        }
+    };
+}
+bitop!(BitAnd, bitand, BitAndAssign, bitand_assign, &);
+bitop!(BitOr, bitor, BitOrAssign, bitor_assign, |);
+bitop!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^);
+
+impl std::ops::Not for Bitboard {
+    type Output = Bitboard;
+    #[inline]
+    fn not(self) -> Bitboard {
+        Bitboard(!self.0)
+    }
+}

@@ -1,0 +1,174 @@
+//! How a game stands: going on, or over and why.
+
+use serde::Serialize;
+
+use super::color::Color;
+use super::definition::{BareKingRule, StalemateRule};
+use super::position::Position;
+
+/// The result of a finished game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    WhiteWins,
+    BlackWins,
+    Draw,
+}
+
+impl Outcome {
+    pub fn win_for(color: Color) -> Outcome {
+        match color {
+            Color::White => Outcome::WhiteWins,
+            Color::Black => Outcome::BlackWins,
+        }
+    }
+
+    /// The PGN result string (`1-0`, `0-1`, `1/2-1/2`).
+    pub fn as_pgn(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "1-0",
+            Outcome::BlackWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        }
+    }
+
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            Outcome::WhiteWins => Some(Color::White),
+            Outcome::BlackWins => Some(Color::Black),
+            Outcome::Draw => None,
+        }
+    }
+}
+
+/// Why a game ended by the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Termination {
+    /// No legal move while the side's only royal piece is attacked.
+    Checkmate,
+    /// No legal move otherwise.
+    Stalemate,
+    /// A side was reduced to its royal pieces.
+    BareKing,
+    /// A royal piece entered the enemy citadel.
+    Citadel,
+    /// The last checking move repeated a position in a series of checks (Knavish Shatranj):
+    /// not a way to end a game, reported when such a move is tried.
+    PermanentCheck,
+}
+
+impl Termination {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::BareKing => "bare king",
+            Termination::Citadel => "citadel draw",
+            Termination::PermanentCheck => "permanent check",
+        }
+    }
+}
+
+/// Whether the game goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Status {
+    Ongoing,
+    Over {
+        termination: Termination,
+        outcome: Outcome,
+    },
+}
+
+impl Status {
+    pub fn is_over(self) -> bool {
+        matches!(self, Status::Over { .. })
+    }
+
+    pub fn outcome(self) -> Option<Outcome> {
+        match self {
+            Status::Ongoing => None,
+            Status::Over { outcome, .. } => Some(outcome),
+        }
+    }
+}
+
+impl Position {
+    /// An end of the game that does not depend on the legal moves: a citadel entered, or a
+    /// bare king.
+    pub(crate) fn end_by_rule(&self) -> Option<Status> {
+        let variant = &*self.variant;
+        for c in variant.geometry().citadels() {
+            if self.royals(!c.owner).contains(c.square) {
+                return Some(Status::Over {
+                    termination: Termination::Citadel,
+                    outcome: Outcome::Draw,
+                });
+            }
+        }
+        let us = self.turn;
+        let them = !us;
+        let others = |c: Color| (self.pieces(c) & !self.royals(c)).count();
+        let (ours, theirs) = (others(us), others(them));
+        let over = |outcome| {
+            Some(Status::Over {
+                termination: Termination::BareKing,
+                outcome,
+            })
+        };
+        match variant.rules().bare_king {
+            BareKingRule::Off => None,
+            BareKingRule::Loss => match (ours == 0, theirs == 0) {
+                (true, true) => over(Outcome::Draw),
+                (true, false) => over(Outcome::win_for(them)),
+                (false, true) => over(Outcome::win_for(us)),
+                (false, false) => None,
+            },
+            // The bared side, to move, gets one reply when the opponent has a single piece.
+            BareKingRule::LossUnlessReply => match (ours, theirs) {
+                (0, 0) => over(Outcome::Draw),
+                (_, 0) => over(Outcome::win_for(us)),
+                (0, n) if n >= 2 => over(Outcome::win_for(them)),
+                _ => None,
+            },
+        }
+    }
+
+    /// The status of the position, given its legal moves (see [`Position::status`]).
+    pub fn status_with(&self, has_legal_move: bool) -> Status {
+        if let Some(s) = self.end_by_rule() {
+            return s;
+        }
+        if has_legal_move {
+            return Status::Ongoing;
+        }
+        let us = self.turn;
+        let termination = if self.sole_royal_attacked(us) {
+            Termination::Checkmate
+        } else {
+            Termination::Stalemate
+        };
+        let outcome = if termination == Termination::Checkmate {
+            Outcome::win_for(!us)
+        } else {
+            match self.variant.rules().stalemate {
+                StalemateRule::Loss => Outcome::win_for(!us),
+                StalemateRule::Draw => Outcome::Draw,
+                StalemateRule::Win => Outcome::win_for(us),
+            }
+        };
+        Status::Over {
+            termination,
+            outcome,
+        }
+    }
+
+    /// Whether the game goes on, and if not, why and with what result.
+    pub fn status(&self) -> Status {
+        if let Some(s) = self.end_by_rule() {
+            return s;
+        }
+        self.status_with(!self.legal_moves().is_empty())
+    }
+}

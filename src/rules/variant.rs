@@ -1,0 +1,464 @@
+//! A compiled variant: board, piece kinds, movement tables and rules.
+
+use std::collections::HashMap;
+
+use super::color::{ByColor, Color};
+use super::definition::{
+    BareKingRule, MoveDef, MovesRef, PermanentCheckRule, StalemateRule, VariantDef,
+};
+use super::geometry::Geometry;
+use super::movement::{self, MoveTable};
+use super::square::{Bitboard, Square};
+use super::zobrist::Zobrist;
+
+/// The most piece kinds a variant may have.
+pub const MAX_KINDS: usize = 32;
+
+/// A piece kind of a variant, numbered in definition order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PieceKind(pub u8);
+
+impl PieceKind {
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A piece: a kind and a colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Piece {
+    pub color: Color,
+    pub kind: PieceKind,
+}
+
+impl Piece {
+    /// The board's byte for the piece (0 is an empty square).
+    #[inline]
+    pub(crate) const fn code(self) -> u8 {
+        1 + 2 * self.kind.0 + self.color as u8
+    }
+
+    #[inline]
+    pub(crate) const fn from_code(code: u8) -> Option<Piece> {
+        if code == 0 {
+            None
+        } else {
+            let c = code - 1;
+            Some(Piece {
+                color: if c & 1 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                },
+                kind: PieceKind(c >> 1),
+            })
+        }
+    }
+}
+
+/// What a variant says about one piece kind.
+#[derive(Debug, Clone)]
+pub struct KindInfo {
+    /// Stable identifier (`pawn-of-rooks`, `pawn-of-pawns'`).
+    pub id: String,
+    pub name: String,
+    /// Uppercase symbol in position strings and SAN (`R`, `PR`, `PP'`).
+    pub symbol: String,
+    /// Other accepted letters.
+    pub aliases: Vec<String>,
+    pub royal: bool,
+    pub pawn: bool,
+    /// What the pawn becomes on its last rank: one choice is automatic.
+    pub promotion: Vec<PieceKind>,
+    pub max_count: Option<u32>,
+    /// The kind this one is a state of (itself for ordinary kinds); `max_count` counts the
+    /// whole family.
+    pub base: PieceKind,
+    /// For the pawn of pawns: arrivals on the last rank so far.
+    pub arrivals: u8,
+    pub(crate) class: u8,
+}
+
+/// Tamerlane's pawn of pawns, resolved to kinds and squares.
+#[derive(Debug, Clone)]
+pub struct PawnOfPawns {
+    /// The kind after 0, 1 and 2 arrivals.
+    pub states: [PieceKind; 3],
+    pub relocation: ByColor<Square>,
+    pub third_arrival: PieceKind,
+    pub also_promote: Option<(PieceKind, PieceKind)>,
+}
+
+/// The rules of a variant, with names resolved.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    pub stalemate: StalemateRule,
+    pub bare_king: BareKingRule,
+    pub n_move_rule: u32,
+    pub repetition: u32,
+    pub permanent_check: PermanentCheckRule,
+    /// The kind that may swap once per game.
+    pub king_swap: Option<PieceKind>,
+    pub pawn_of_pawns: Option<PawnOfPawns>,
+}
+
+/// A variant ready for play: built from a [`VariantDef`] by [`Variant::new`].
+#[derive(Debug, Clone)]
+pub struct Variant {
+    def: VariantDef,
+    geometry: Geometry,
+    kinds: Vec<KindInfo>,
+    pub(crate) tables: Vec<MoveTable>,
+    rules: Rules,
+    /// Per citadel square index: the kinds of its owner allowed in it (bit per kind).
+    pub(crate) citadel_allow: Vec<(Square, Color, u64)>,
+    pub(crate) last_rank: ByColor<Bitboard>,
+    pub(crate) royal_kinds: u64,
+    pub(crate) pawn_kinds: u64,
+    pub(crate) zobrist: Zobrist,
+    symbols: HashMap<String, PieceKind>,
+}
+
+/// Why a variant definition was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("variant {variant:?}: {message}")]
+pub struct VariantError {
+    pub variant: String,
+    pub message: String,
+}
+
+impl Variant {
+    /// Checks a definition and compiles its tables.
+    pub fn new(def: VariantDef) -> Result<Variant, VariantError> {
+        let variant_id = def.id.clone();
+        let err = |message: String| VariantError {
+            variant: variant_id.clone(),
+            message,
+        };
+        if def.id.is_empty()
+            || !def
+                .id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err(err(
+                "`id` must be lowercase letters, digits and hyphens".into()
+            ));
+        }
+        let extra: Vec<(String, Color, i8, i8)> = def
+            .board
+            .citadels
+            .iter()
+            .map(|c| (c.name.clone(), c.owner, c.file, c.rank))
+            .collect();
+        let geometry = Geometry::new(def.board.files, def.board.ranks, &extra).map_err(&err)?;
+
+        // Piece kinds, with the pawn of pawns' states added after its base kind.
+        let pp_id = def.rules.pawn_of_pawns.as_ref().map(|p| p.piece.clone());
+        let mut kinds: Vec<KindInfo> = Vec::new();
+        let mut class_defs: Vec<Vec<MoveDef>> = Vec::new();
+        for p in &def.pieces {
+            let moves = match &p.moves {
+                MovesRef::Named(name) => def.movements.get(name).cloned().ok_or_else(|| {
+                    err(format!(
+                        "piece {:?} uses movement {name:?}, which [movements] does not define",
+                        p.id
+                    ))
+                })?,
+                MovesRef::Inline(list) => list.clone(),
+            };
+            for m in &moves {
+                movement::check(m).map_err(|e| err(format!("piece {:?}: {e}", p.id)))?;
+            }
+            let class = match class_defs.iter().position(|c| *c == moves) {
+                Some(i) => i,
+                None => {
+                    class_defs.push(moves);
+                    class_defs.len() - 1
+                }
+            };
+            check_symbol(&p.symbol, false).map_err(|e| err(format!("piece {:?}: {e}", p.id)))?;
+            for a in &p.aliases {
+                if a.len() != 1 || !a.as_bytes()[0].is_ascii_uppercase() {
+                    return Err(err(format!(
+                        "piece {:?}: alias {a:?} must be one uppercase letter",
+                        p.id
+                    )));
+                }
+            }
+            let base = PieceKind(kinds.len() as u8);
+            let states = if pp_id.as_deref() == Some(p.id.as_str()) {
+                3
+            } else {
+                1
+            };
+            for arrivals in 0..states {
+                let primes = "'".repeat(arrivals);
+                kinds.push(KindInfo {
+                    id: format!("{}{primes}", p.id),
+                    name: if arrivals == 0 {
+                        p.name.clone()
+                    } else {
+                        format!(
+                            "{} ({arrivals} arrival{})",
+                            p.name,
+                            if arrivals > 1 { "s" } else { "" }
+                        )
+                    },
+                    symbol: format!("{}{primes}", p.symbol),
+                    aliases: if arrivals == 0 {
+                        p.aliases.clone()
+                    } else {
+                        Vec::new()
+                    },
+                    royal: p.royal,
+                    pawn: p.pawn,
+                    promotion: Vec::new(),
+                    max_count: p.max_count,
+                    base,
+                    arrivals: arrivals as u8,
+                    class: class as u8,
+                });
+            }
+        }
+        if kinds.len() > MAX_KINDS {
+            return Err(err(format!(
+                "{} piece kinds (counting the pawn of pawns' states); at most {MAX_KINDS}",
+                kinds.len()
+            )));
+        }
+        if !kinds.iter().any(|k| k.royal) {
+            return Err(err("no piece is royal".into()));
+        }
+        let ids: Vec<String> = kinds.iter().map(|k| k.id.clone()).collect();
+        let by_id = |id: &str| -> Result<PieceKind, VariantError> {
+            ids.iter()
+                .position(|k| k == id)
+                .map(|i| PieceKind(i as u8))
+                .ok_or_else(|| err(format!("no piece has the id {id:?}")))
+        };
+        // Unique symbols; a one-letter symbol may not begin a two-letter one, so that a
+        // position string reads one way only.
+        let mut symbols = HashMap::new();
+        for (i, k) in kinds.iter().enumerate() {
+            for s in std::iter::once(&k.symbol).chain(&k.aliases) {
+                if symbols.insert(s.clone(), PieceKind(i as u8)).is_some() {
+                    return Err(err(format!("the symbol {s:?} is used twice")));
+                }
+            }
+        }
+        for k in &kinds {
+            if k.symbol.trim_end_matches('\'').len() == 2 {
+                let first = &k.symbol[..1];
+                if symbols.contains_key(first) {
+                    return Err(err(format!(
+                        "the symbol {first:?} is also the first letter of {:?}",
+                        k.symbol
+                    )));
+                }
+            }
+        }
+        for (i, p) in def.pieces.iter().enumerate() {
+            let promotion = p
+                .promotion
+                .iter()
+                .map(|id| by_id(id))
+                .collect::<Result<Vec<_>, _>>()?;
+            if !promotion.is_empty() && !p.pawn {
+                return Err(err(format!("piece {:?} promotes but is not a pawn", p.id)));
+            }
+            let base = kinds
+                .iter()
+                .position(|k| k.id == def.pieces[i].id)
+                .unwrap_or(0);
+            kinds[base].promotion = promotion;
+        }
+
+        let tables = class_defs
+            .iter()
+            .map(|d| MoveTable::new(&geometry, d))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(&err)?;
+
+        let king_swap = match &def.rules.king_swap {
+            Some(s) => Some(by_id(&s.piece)?),
+            None => None,
+        };
+        let pawn_of_pawns = match &def.rules.pawn_of_pawns {
+            Some(p) => {
+                let base = by_id(&p.piece)?;
+                if !kinds[base.index()].pawn {
+                    return Err(err(format!(
+                        "the pawn of pawns {:?} is not a pawn",
+                        p.piece
+                    )));
+                }
+                let sq = |name: &str| {
+                    geometry
+                        .parse(name)
+                        .filter(|&s| geometry.is_main(s))
+                        .ok_or_else(|| {
+                            err(format!("relocation square {name:?} is not on the board"))
+                        })
+                };
+                Some(PawnOfPawns {
+                    states: [base, PieceKind(base.0 + 1), PieceKind(base.0 + 2)],
+                    relocation: ByColor::new(sq(&p.relocation[0])?, sq(&p.relocation[1])?),
+                    third_arrival: by_id(&p.third_arrival)?,
+                    also_promote: match &p.also_promote {
+                        Some([a, b]) => Some((by_id(a)?, by_id(b)?)),
+                        None => None,
+                    },
+                })
+            }
+            None => None,
+        };
+        let mut citadel_allow = Vec::new();
+        for (c, cdef) in geometry.citadels().iter().zip(&def.board.citadels) {
+            let mut mask = 0u64;
+            for id in &cdef.allow_own {
+                mask |= 1 << by_id(id)?.0;
+            }
+            citadel_allow.push((c.square, c.owner, mask));
+        }
+        let rules = Rules {
+            stalemate: def.rules.stalemate,
+            bare_king: def.rules.bare_king,
+            n_move_rule: def.rules.n_move_rule,
+            repetition: def.rules.repetition,
+            permanent_check: def.rules.permanent_check,
+            king_swap,
+            pawn_of_pawns,
+        };
+        let last_rank = ByColor::new(
+            geometry.rank_mask(geometry.ranks() as i8),
+            geometry.rank_mask(1),
+        );
+        let royal_kinds = kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.royal)
+            .fold(0u64, |m, (i, _)| m | 1 << i);
+        let pawn_kinds = kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.pawn)
+            .fold(0u64, |m, (i, _)| m | 1 << i);
+        let zobrist = Zobrist::new(&geometry, &kinds);
+        let variant = Variant {
+            def,
+            geometry,
+            kinds,
+            tables,
+            rules,
+            citadel_allow,
+            last_rank,
+            royal_kinds,
+            pawn_kinds,
+            zobrist,
+            symbols,
+        };
+        // The start position must be valid.
+        super::Position::from_fen(&std::sync::Arc::new(variant.clone()), &variant.def.start)
+            .map_err(|e| err(format!("start position: {e}")))?;
+        Ok(variant)
+    }
+
+    /// The canonical name (`tamerlane`).
+    pub fn id(&self) -> &str {
+        &self.def.id
+    }
+
+    /// The display name (`Tamerlane Chess`).
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// Other accepted names.
+    pub fn aliases(&self) -> &[String] {
+        &self.def.aliases
+    }
+
+    /// A one-line description.
+    pub fn description(&self) -> &str {
+        &self.def.description
+    }
+
+    /// The definition the variant was built from.
+    pub fn definition(&self) -> &VariantDef {
+        &self.def
+    }
+
+    /// The start position string.
+    pub fn start_fen(&self) -> &str {
+        &self.def.start
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// All piece kinds, indexed by [`PieceKind`].
+    pub fn kinds(&self) -> &[KindInfo] {
+        &self.kinds
+    }
+
+    pub fn kind(&self, kind: PieceKind) -> &KindInfo {
+        &self.kinds[kind.index()]
+    }
+
+    /// The kind with a symbol or alias (uppercase, primes included), if any.
+    pub fn kind_by_symbol(&self, symbol: &str) -> Option<PieceKind> {
+        self.symbols.get(symbol).copied()
+    }
+
+    /// The kind with an id, if any.
+    pub fn kind_by_id(&self, id: &str) -> Option<PieceKind> {
+        self.kinds
+            .iter()
+            .position(|k| k.id == id)
+            .map(|i| PieceKind(i as u8))
+    }
+
+    /// Whether the variant's pawns come in types (their symbols have two letters).
+    pub fn has_typed_pawns(&self) -> bool {
+        self.kinds
+            .iter()
+            .any(|k| k.pawn && k.symbol.trim_end_matches('\'').len() == 2)
+    }
+
+    #[inline]
+    pub(crate) fn is_royal(&self, kind: PieceKind) -> bool {
+        self.royal_kinds & (1 << kind.0) != 0
+    }
+
+    #[inline]
+    pub(crate) fn is_pawn(&self, kind: PieceKind) -> bool {
+        self.pawn_kinds & (1 << kind.0) != 0
+    }
+
+    /// Whether a piece of `color` and `kind` may stand on a citadel square.
+    pub(crate) fn citadel_allows(&self, sq: Square, color: Color, kind: PieceKind) -> bool {
+        self.citadel_allow
+            .iter()
+            .find(|(s, _, _)| *s == sq)
+            .is_some_and(|&(_, owner, mask)| owner == color && mask & (1 << kind.0) != 0)
+    }
+}
+
+fn check_symbol(s: &str, primes: bool) -> Result<(), String> {
+    let letters = s.trim_end_matches('\'');
+    let ok = (1..=2).contains(&letters.len())
+        && letters.bytes().all(|b| b.is_ascii_uppercase())
+        && (primes || letters.len() == s.len());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("symbol {s:?} must be one or two uppercase letters"))
+    }
+}
