@@ -255,6 +255,8 @@ pub struct Reader<R> {
     lines: Vec<Line>,
     /// Errors recorded in the current game.
     errors: usize,
+    /// Sizes of the last game read, to size the next one's buffers.
+    last_sizes: (usize, usize),
 }
 
 impl<R: BufRead> Reader<R> {
@@ -282,6 +284,7 @@ impl<R: BufRead> Reader<R> {
             col_unsure: true,
             lines: Vec::new(),
             errors: 0,
+            last_sizes: (0, 0),
         }
     }
 
@@ -293,7 +296,10 @@ impl<R: BufRead> Reader<R> {
             return Ok(false);
         }
         match self.read_game(game) {
-            Ok(found) => Ok(found),
+            Ok(found) => {
+                self.last_sizes = (game.source.len(), game.tokens.len());
+                Ok(found)
+            }
             Err(source) => {
                 self.failed = true;
                 Err(ReadError {
@@ -976,7 +982,12 @@ impl<R: BufRead> Iterator for Reader<R> {
     type Item = Result<RawGame, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut game = RawGame::default();
+        let (source, tokens) = self.last_sizes;
+        let mut game = RawGame {
+            source: Vec::with_capacity(source.saturating_mul(2).min(1 << 20)),
+            tokens: Vec::with_capacity(tokens.saturating_mul(2).min(1 << 16)),
+            ..RawGame::default()
+        };
         match self.read_game_into(&mut game) {
             Ok(true) => Some(Ok(game)),
             Ok(false) => None,
