@@ -141,3 +141,31 @@ fn the_movetext_elements_of_section_7() {
             .all(|d| matches!(d.kind, DiagnosticKind::MoveNumberOutOfOrder { .. }))
     );
 }
+
+#[test]
+fn the_position_strings_of_the_spec_are_positions() {
+    use kabir::rules::Position;
+    let examples = [
+        (
+            "shatranj",
+            "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - 0 1",
+        ),
+        (
+            "knavish-shatranj",
+            "rvdqkdvr/pppppppp/8/8/8/8/PPPPPPPP/RVDQKDVR w - - 0 1",
+        ),
+        (
+            "tamerlane",
+            "e1c1w1w1c1e/1rntzvkgztnr/prpnptpzpvpkpgpepcpwpp/11/11/11/11/PPPWPCPEPGPKPVPZPTPNPR/RNTZGKVZTNR1/E1C1W1W1C1E w Kk - 0 1",
+        ),
+        (
+            "tamerlane",
+            "e1c1w1w1c1e/1rntzvkgztnr/pr1ptpzpvpkpgpepcpw1/11/11/11/11/1PWPCPEPGSPVPZPTPNPR/RNTZGKVZTNRA/E1C1W1W1pp'1E w k - 12 40",
+        ),
+    ];
+    for (id, fen) in examples {
+        let variant = kabir::variants::builtin(id).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let position = Position::from_fen(&variant, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        assert_eq!(position.to_fen(), fen);
+    }
+}
