@@ -172,10 +172,8 @@ fn tag_pair(line: &[u8]) -> Result<TagParts, TagFailure> {
     let value_end = loop {
         match rest.get(i) {
             None => {
-                return Err(fail(
-                    DiagnosticKind::UnterminatedTagValue,
-                    &rest[rest.len()..],
-                ));
+                // At the end of the line.
+                return Err(fail(DiagnosticKind::UnterminatedTagValue, &[]));
             }
             Some(b'\\') => i += 2,
             Some(b'"') => break value_start + i,

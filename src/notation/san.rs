@@ -404,8 +404,10 @@ fn split_suffixes(text: &[u8]) -> (&[u8], Option<Suffix>, Option<Glyph>) {
         Some(b'#') => Some(Suffix::Mate),
         _ => None,
     };
-    if suffix.is_some() {
-        body = &body[..body.len() - 1];
+    if suffix.is_some()
+        && let Some((_, rest)) = body.split_last()
+    {
+        body = rest;
     }
     (body, suffix, glyph)
 }
@@ -478,12 +480,13 @@ impl San {
         if let [rest @ .., b'=', p] = body {
             promotion = Some(Letter::new(*p).ok_or(SanError::BadPromotion)?);
             body = rest;
-        } else if let [rest @ .., b'0'..=b'9', p] = body
+        } else if let [.., b'0'..=b'9', p] = body
             && p.is_ascii_alphabetic()
+            && let Some((_, rest)) = body.split_last()
         {
             promotion = Letter::new(*p);
             lowercase_promotion = p.is_ascii_lowercase();
-            body = &body[..rest.len() + 1];
+            body = rest;
         }
         if body.contains(&b'=') {
             return Err(SanError::BadPromotion);
