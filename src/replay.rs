@@ -219,7 +219,10 @@ impl Replay {
         let mut w = LineWriter::default();
         for (i, tok) in raw.tokens.iter().enumerate() {
             match tok.kind {
-                TokenKind::Move(sp) => {
+                TokenKind::Move => {
+                    let Some(sp) = raw.san(tok) else {
+                        continue;
+                    };
                     let Some(text) = self.canonical.get(i).and_then(|c| c.as_deref()) else {
                         continue;
                     };
@@ -392,7 +395,8 @@ pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
     }];
     for (i, tok) in raw.tokens.iter().enumerate() {
         match tok.kind {
-            TokenKind::Move(sp) => {
+            TokenKind::Move => {
+                let Some(sp) = raw.san(tok) else { continue };
                 let Some(frame) = stack.last_mut() else { break };
                 if frame.dead {
                     continue;

@@ -27,8 +27,9 @@ pub enum TokenKind {
         /// Whether three dots announce a move of Black.
         black: bool,
     },
-    /// A move, already read as SAN syntax (not yet resolved against a position).
-    Move(SanPlus),
+    /// A move: its text is SAN syntax (checked by the reader, not yet resolved against a
+    /// position). [`RawGame::san`] reads it.
+    Move,
     /// A numeric annotation glyph `$n`, or a glyph such as `!?` standing apart from its move.
     Nag(u8),
     /// A comment `{...}`.
@@ -268,6 +269,22 @@ impl RawGame {
             _ => raw,
         };
         String::from_utf8_lossy(inner)
+    }
+
+    /// The move of a [`TokenKind::Move`] token, read from its text (`None` for any other
+    /// token). The reader has already checked that the text is a move.
+    pub fn san(&self, token: &Token) -> Option<SanPlus> {
+        match token.kind {
+            TokenKind::Move => SanPlus::from_ascii(self.bytes(token.span)).ok(),
+            _ => None,
+        }
+    }
+
+    /// The moves of the game, main line and variations, in input order.
+    pub fn moves(&self) -> impl Iterator<Item = (SanPlus, Span)> + '_ {
+        self.tokens
+            .iter()
+            .filter_map(|t| self.san(t).map(|san| (san, t.span)))
     }
 
     /// The result written after the main line, if any.

@@ -1,8 +1,14 @@
 //! Game records as text: the game reader, move syntax, and the writer.
 //!
-//! Syntax is separate from the rules: [`reader`] splits a file into games and tokens,
-//! [`san`] reads the text of one move and [`tags`] names the tag pairs and results; none of
-//! them knows the rules. Resolving a move's text against a position uses the rules core.
+//! The format is specified in `notation-spec/README.md`. Reading is in two steps, as in
+//! shakmaty: syntax first, with no knowledge of the rules, then resolution of each move
+//! against a position.
+//!
+//! - [`reader`] splits a file into games ([`game::RawGame`]): tag pairs and movetext tokens,
+//!   each with its place in the file ([`span::Span`]), and syntax errors and warnings.
+//! - [`san`] reads the text of one move into a [`san::SanPlus`]; [`tags`] names the tags
+//!   kabir knows, the results, and the canonical tag order. None of these knows the rules.
+//! - [`resolve`] finds the legal move a move's text names, using the rules core.
 
 pub mod game;
 pub mod reader;

@@ -74,6 +74,9 @@ impl Line {
     };
 }
 
+/// The most bytes taken from the input at a time.
+const CHUNK: usize = 64 * 1024;
+
 /// What a `{` comment ran into.
 enum CommentEnd {
     /// Its `}`; the index just past it.
@@ -112,6 +115,19 @@ fn is_tag_name(b: u8) -> bool {
 #[inline]
 fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
+/// The value of a run of ASCII digits, if it is from 1 to `u32::MAX`.
+#[inline]
+fn parse_number(digits: &[u8]) -> Option<u32> {
+    let mut n: u32 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
+    }
+    (n > 0).then_some(n)
 }
 
 /// How a tag pair at the start of a slice failed, and where (an index into the slice).
@@ -156,10 +172,8 @@ fn tag_pair(line: &[u8]) -> Result<TagParts, TagFailure> {
     let value_end = loop {
         match rest.get(i) {
             None => {
-                return Err(fail(
-                    DiagnosticKind::UnterminatedTagValue,
-                    &rest[rest.len()..],
-                ));
+                // At the end of the line.
+                return Err(fail(DiagnosticKind::UnterminatedTagValue, &[]));
             }
             Some(b'\\') => i += 2,
             Some(b'"') => break value_start + i,
@@ -216,8 +230,10 @@ fn is_tag_line(line: &[u8]) -> bool {
 pub struct Reader<R> {
     inner: R,
     options: ReaderOptions,
-    /// The bytes of the current game from index 0, and maybe some of the next.
+    /// Input read but not yet handed out: the current game starts at `head`; bytes before
+    /// it belong to games already returned and are dropped from time to time.
     buf: Vec<u8>,
+    head: usize,
     /// File offset of `buf[0]`.
     base: u64,
     eof: bool,
@@ -230,10 +246,15 @@ pub struct Reader<R> {
     /// Column cursor: `col` is the column of file offset `col_offset` on the current line.
     col_offset: u64,
     col: u32,
+    /// Whether bytes after `col_offset` may be other than ASCII (a comment, a tag or stray
+    /// bytes were passed); if not, columns are byte distances and need no counting.
+    col_unsure: bool,
     /// Lines of play open in the current game (the main line first).
     lines: Vec<Line>,
     /// Errors recorded in the current game.
     errors: usize,
+    /// Sizes of the last game read, to size the next one's buffers.
+    last_sizes: (usize, usize),
 }
 
 impl<R: BufRead> Reader<R> {
@@ -248,6 +269,7 @@ impl<R: BufRead> Reader<R> {
             inner,
             options,
             buf: Vec::new(),
+            head: 0,
             base: 0,
             eof: false,
             failed: false,
@@ -257,8 +279,10 @@ impl<R: BufRead> Reader<R> {
             line_start: 0,
             col_offset: 0,
             col: 1,
+            col_unsure: true,
             lines: Vec::new(),
             errors: 0,
+            last_sizes: (0, 0),
         }
     }
 
@@ -270,7 +294,10 @@ impl<R: BufRead> Reader<R> {
             return Ok(false);
         }
         match self.read_game(game) {
-            Ok(found) => Ok(found),
+            Ok(found) => {
+                self.last_sizes = (game.source.len(), game.tokens.len());
+                Ok(found)
+            }
             Err(source) => {
                 self.failed = true;
                 Err(ReadError {
@@ -296,8 +323,10 @@ impl<R: BufRead> Reader<R> {
                 self.eof = true;
                 return Ok(false);
             }
-            let n = chunk.len();
-            self.buf.extend_from_slice(chunk);
+            // Take a bounded piece, so that memory stays bounded by the largest game even
+            // when the source hands over everything at once (a byte slice does).
+            let n = chunk.len().min(CHUNK);
+            self.buf.extend_from_slice(chunk.get(..n).unwrap_or(chunk));
             self.inner.consume(n);
             return Ok(true);
         }
@@ -340,6 +369,7 @@ impl<R: BufRead> Reader<R> {
         self.line_start = self.base + i as u64;
         self.col_offset = self.line_start;
         self.col = 1;
+        self.col_unsure = false;
     }
 
     /// Skips a line end at `i` (`\n`, `\r\n` or `\r`), if there is one; returns the index after.
@@ -364,17 +394,23 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// The span of buffer indices `start..end` (on the current line).
+    #[inline]
     fn span(&mut self, start: usize, end: usize) -> Span {
         let offset = self.base + start as u64;
         if offset < self.col_offset {
             self.col_offset = self.line_start;
             self.col = 1;
+            self.col_unsure = true;
         }
         let from = usize::try_from(self.col_offset.saturating_sub(self.base)).unwrap_or(usize::MAX);
-        let chars = self
-            .buf
-            .get(from..start)
-            .map_or(0, |s| s.iter().filter(|&&b| b & 0xC0 != 0x80).count());
+        let chars = if self.col_unsure {
+            self.col_unsure = false;
+            self.buf
+                .get(from..start)
+                .map_or(0, |s| s.iter().filter(|&&b| b & 0xC0 != 0x80).count())
+        } else {
+            start.saturating_sub(from)
+        };
         self.col = self
             .col
             .saturating_add(u32::try_from(chars).unwrap_or(u32::MAX));
@@ -385,6 +421,12 @@ impl<R: BufRead> Reader<R> {
             line: self.line,
             column: self.col,
         }
+    }
+
+    /// Notes that bytes that may not be ASCII were passed on the current line.
+    #[inline]
+    fn unsure(&mut self) {
+        self.col_unsure = true;
     }
 
     /// Records a diagnostic; errors beyond the limit are dropped after one
@@ -407,6 +449,7 @@ impl<R: BufRead> Reader<R> {
         game.diagnostics.push(Diagnostic { kind, span });
     }
 
+    #[inline]
     fn push(&mut self, game: &mut RawGame, kind: TokenKind, start: usize, end: usize) {
         let span = self.span(start, end);
         game.tokens.push(Token { kind, span });
@@ -437,28 +480,36 @@ impl<R: BufRead> Reader<R> {
         self.lines.push(Line::MAIN);
         self.errors = 0;
 
-        let mut i = if self.base == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        };
+        let mut i = self.head;
+        if self.base == 0 && i == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+            i = 3;
+        }
         let mut at_line_start = self.base + i as u64 == self.line_start;
         let mut movetext = false;
         let mut first: Option<Span> = None;
-        let mut result: Option<(usize, usize)> = None;
+        let mut result: Option<Span> = None;
         let mut result_reported = false;
+        let mut wide = false;
         let end;
 
         loop {
+            if wide {
+                self.unsure();
+            }
             // Blanks and line ends.
             let Some(b) = (loop {
-                match self.peek(i)? {
-                    Some(b) if is_blank(b) => i += 1,
+                match self.buf.get(i) {
+                    Some(&b) if is_blank(b) => i += 1,
                     Some(b'\n' | b'\r') => {
                         i = self.line_end(i)?;
                         at_line_start = true;
                     }
-                    other => break other,
+                    Some(&b) => break Some(b),
+                    None => {
+                        if !self.fill()? {
+                            break None;
+                        }
+                    }
                 }
             }) else {
                 end = self.buf.len();
@@ -477,13 +528,17 @@ impl<R: BufRead> Reader<R> {
             }
             let skipping = self.errors > self.options.max_errors_per_game;
             let is_movetext = !matches!(b, b'[' | b'{' | b';' | b'%');
+            // Tags, comments, escapes and stray bytes may hold more than ASCII: columns after
+            // them must be counted (see `span`).
+            wide = !(b.is_ascii_alphanumeric()
+                || matches!(b, b'$' | b'*' | b'(' | b')' | b'.' | b'!' | b'?'));
             if is_movetext {
                 movetext = true;
-                if let Some((rs, re)) = result
+                if let Some(span) = result
                     && !result_reported
                 {
                     result_reported = true;
-                    self.report(game, DiagnosticKind::ResultInMovetext, rs, re);
+                    self.report_at(game, DiagnosticKind::ResultInMovetext, span);
                 }
             }
             match b {
@@ -524,6 +579,7 @@ impl<R: BufRead> Reader<R> {
                             i = stop;
                         }
                         CommentEnd::Eof => {
+                            self.unsure();
                             self.report_at(game, DiagnosticKind::UnterminatedComment, start_span);
                             end = self.buf.len();
                             break;
@@ -617,12 +673,16 @@ impl<R: BufRead> Reader<R> {
                     i = stop;
                 }
                 b if b.is_ascii_alphabetic() => {
-                    let stop = self.find(i, |b| !is_symbol(b))?;
-                    let parsed = self.buf.get(i..stop).map(SanPlus::from_ascii);
-                    match parsed {
-                        Some(Ok(san)) if !skipping => {
-                            self.push(game, TokenKind::Move(san), i, stop)
-                        }
+                    let mut stop = i + 1;
+                    while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+                        stop += 1;
+                    }
+                    if stop >= self.buf.len() {
+                        stop = self.find(stop, |b| !is_symbol(b))?;
+                    }
+                    let checked = self.buf.get(i..stop).map(SanPlus::check);
+                    match checked {
+                        Some(Ok(())) if !skipping => self.push(game, TokenKind::Move, i, stop),
                         Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
                         _ => {}
                     }
@@ -679,9 +739,9 @@ impl<R: BufRead> Reader<R> {
 
         self.games += 1;
         game.number = self.games;
-        game.source_offset = self.base;
+        game.source_offset = self.base + self.head as u64;
         game.source
-            .extend_from_slice(self.buf.get(..end).unwrap_or(&self.buf));
+            .extend_from_slice(self.buf.get(self.head..end).unwrap_or(&[]));
         let start = first.unwrap_or(end_span);
         game.start = Span {
             len: (self.base + end as u64).saturating_sub(start.offset),
@@ -716,11 +776,14 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
-    /// Drops the first `end` bytes of the buffer (the game just read).
+    /// Moves the start of the next game to `end`, dropping old bytes once they are many.
     fn consume(&mut self, end: usize) {
-        let end = end.min(self.buf.len());
-        self.buf.drain(..end);
-        self.base += end as u64;
+        self.head = end.min(self.buf.len());
+        if self.head >= CHUNK && self.head * 2 >= self.buf.len() {
+            self.buf.drain(..self.head);
+            self.base += self.head as u64;
+            self.head = 0;
+        }
     }
 
     fn report_at(&mut self, game: &mut RawGame, kind: DiagnosticKind, span: Span) {
@@ -810,17 +873,21 @@ impl<R: BufRead> Reader<R> {
         value: GameResult,
         start: usize,
         stop: usize,
-        result: &mut Option<(usize, usize)>,
+        result: &mut Option<Span>,
         skipping: bool,
     ) -> usize {
         if self.lines.len() > 1 {
             self.report(game, DiagnosticKind::ResultInMovetext, start, stop);
         } else {
+            let span = self.span(start, stop);
             if result.is_none() {
-                *result = Some((start, stop));
+                *result = Some(span);
             }
             if !skipping {
-                self.push(game, TokenKind::Result(value), start, stop);
+                game.tokens.push(Token {
+                    kind: TokenKind::Result(value),
+                    span,
+                });
             }
         }
         stop
@@ -831,18 +898,13 @@ impl<R: BufRead> Reader<R> {
         &mut self,
         game: &mut RawGame,
         i: usize,
-        result: &mut Option<(usize, usize)>,
+        result: &mut Option<Span>,
         skipping: bool,
     ) -> io::Result<usize> {
         let digits = self.find(i, |b| !b.is_ascii_digit())?;
         if self.peek(digits)? == Some(b'.') {
             let stop = self.find(digits, |b| b != b'.')?;
-            let number = self
-                .buf
-                .get(i..digits)
-                .and_then(|d| std::str::from_utf8(d).ok())
-                .and_then(|d| d.parse::<u32>().ok())
-                .filter(|&n| n > 0);
+            let number = self.buf.get(i..digits).and_then(parse_number);
             let Some(number) = number else {
                 self.report(game, DiagnosticKind::BadMoveNumber, i, digits);
                 return Ok(stop);
@@ -858,10 +920,7 @@ impl<R: BufRead> Reader<R> {
         }
         if stop == digits {
             // A move number without its dot.
-            let number = std::str::from_utf8(text)
-                .ok()
-                .and_then(|d| d.parse::<u32>().ok())
-                .filter(|&n| n > 0);
+            let number = parse_number(text);
             match number {
                 Some(n) => self.move_number(game, n, false, i, stop, skipping),
                 None => self.report(game, DiagnosticKind::BadMoveNumber, i, stop),
@@ -921,7 +980,12 @@ impl<R: BufRead> Iterator for Reader<R> {
     type Item = Result<RawGame, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut game = RawGame::default();
+        let (source, tokens) = self.last_sizes;
+        let mut game = RawGame {
+            source: Vec::with_capacity(source.saturating_mul(2).min(1 << 20)),
+            tokens: Vec::with_capacity(tokens.saturating_mul(2).min(1 << 16)),
+            ..RawGame::default()
+        };
         match self.read_game_into(&mut game) {
             Ok(true) => Some(Ok(game)),
             Ok(false) => None,
@@ -950,6 +1014,16 @@ mod tests {
             .iter()
             .map(|t| game.text(t.span).into_owned())
             .collect()
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_number(b"12"), Some(12));
+        assert_eq!(parse_number(b"4294967295"), Some(u32::MAX));
+        assert_eq!(parse_number(b"4294967296"), None);
+        assert_eq!(parse_number(b"0"), None);
+        assert_eq!(parse_number(b""), None);
+        assert_eq!(parse_number(b"1a"), None);
     }
 
     #[test]
@@ -1015,7 +1089,9 @@ mod tests {
             (nf3.span.line, nf3.span.column, nf3.span.offset),
             (4, 13, 49)
         );
-        assert!(matches!(nf3.kind, TokenKind::Move(s) if s.san.to_string() == "Nf3"));
+        assert_eq!(nf3.kind, TokenKind::Move);
+        assert_eq!(g.san(&nf3).map(|s| s.to_string()).as_deref(), Some("Nf3"));
+        assert_eq!(g.moves().count(), 4);
         assert_eq!(g.comment_text(&g.tokens[5]), "good");
         assert_eq!(g.start.line, 1);
         assert_eq!(g.source.len(), 68);
@@ -1086,7 +1162,8 @@ mod tests {
         assert_eq!(kinds[3], TokenKind::Nag(1));
         assert_eq!(kinds[4], TokenKind::Nag(1));
         assert!(
-            matches!(kinds[5], TokenKind::Move(s) if s.glyph == Some(crate::notation::san::Glyph::Dubious))
+            g.san(&g.tokens[5])
+                .is_some_and(|s| s.glyph == Some(crate::notation::san::Glyph::Dubious))
         );
         assert_eq!(kinds[6], TokenKind::LineComment);
         assert_eq!(kinds[7], TokenKind::Result(GameResult::Draw));
@@ -1127,10 +1204,12 @@ mod tests {
         let g = &read(b"1. PPxe5 K:e2 2. Kbc a10e5 *")[0];
         assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
         assert!(
-            matches!(g.tokens[1].kind, TokenKind::Move(s) if matches!(s.san, San::PawnOfPawns { capture: true, .. }))
+            g.san(&g.tokens[1])
+                .is_some_and(|s| matches!(s.san, San::PawnOfPawns { capture: true, .. }))
         );
         assert!(
-            matches!(g.tokens[2].kind, TokenKind::Move(s) if matches!(s.san, San::Swap { .. }))
+            g.san(&g.tokens[2])
+                .is_some_and(|s| matches!(s.san, San::Swap { .. }))
         );
     }
 
@@ -1162,6 +1241,17 @@ mod tests {
     }
 
     #[test]
+    fn a_result_followed_by_moves_on_the_next_line() {
+        let g = &read(b"1. e3 e6\n  1-0\n2. Nf3 *")[0];
+        let d: Vec<_> = g
+            .diagnostics
+            .iter()
+            .map(|d| (d.kind, d.span.line, d.span.column))
+            .collect();
+        assert_eq!(d, [(DiagnosticKind::ResultInMovetext, 2, 3)]);
+    }
+
+    #[test]
     fn result_tag_mismatch_is_a_warning() {
         let g = &read(b"[Result \"1-0\"]\n1. e3 0-1\n")[0];
         assert_eq!(kinds(g), [DiagnosticKind::ResultMismatch]);
@@ -1180,6 +1270,91 @@ mod tests {
             Some(DiagnosticKind::TooManyErrors)
         );
         assert!(games[1].diagnostics.is_empty());
+    }
+
+    #[test]
+    fn columns_after_wide_text_on_the_same_line() {
+        let g = &read("{ééé} e3 ; ü\n{a\nbé} e6\n%x é\n\u{2603} e4 *".as_bytes())[0];
+        let cols: Vec<_> = g
+            .tokens
+            .iter()
+            .map(|t| (t.span.line, t.span.column))
+            .collect();
+        assert_eq!(
+            cols,
+            [
+                (1, 1),
+                (1, 7),
+                (1, 10),
+                (2, 1),
+                (3, 5),
+                (4, 1),
+                (5, 3),
+                (5, 6)
+            ]
+        );
+        let d: Vec<_> = g
+            .diagnostics
+            .iter()
+            .map(|d| (d.kind, d.span.line, d.span.column))
+            .collect();
+        assert_eq!(d, [(DiagnosticKind::UnexpectedChar, 5, 1)]);
+    }
+
+    /// A source that gives its bytes in pieces, is interrupted once, then fails.
+    struct Failing {
+        data: &'static [u8],
+        pos: usize,
+        interrupted: bool,
+    }
+
+    impl io::Read for Failing {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::other("unused"))
+        }
+    }
+
+    impl BufRead for Failing {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            if !self.interrupted {
+                self.interrupted = true;
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            match self.data.get(self.pos..self.pos + 7) {
+                Some(piece) => Ok(piece),
+                None => Err(io::Error::other("disk on fire")),
+            }
+        }
+
+        fn consume(&mut self, n: usize) {
+            self.pos += n;
+        }
+    }
+
+    #[test]
+    fn io_errors_end_the_reading() {
+        let source = Failing {
+            data: b"[Event \"1\"]\n1. e3 *\n\n[Event \"2\"]\n1. d3 *\n\n[Event \"3\"]\n1. c3 *\n",
+            pos: 0,
+            interrupted: false,
+        };
+        let results: Vec<_> = Reader::new(source).collect();
+        assert_eq!(results.len(), 3);
+        assert!(
+            results[0]
+                .as_ref()
+                .is_ok_and(|g| g.tag("Event").as_deref() == Some("1"))
+        );
+        assert!(
+            results[1]
+                .as_ref()
+                .is_ok_and(|g| g.tag("Event").as_deref() == Some("2"))
+        );
+        let error = results[2]
+            .as_ref()
+            .err()
+            .map(|e| (e.offset, e.source.to_string()));
+        assert_eq!(error, Some((56, "disk on fire".to_owned())));
     }
 
     #[test]

@@ -59,6 +59,29 @@ fn kinds_for(variant: &Variant, letter: Option<Letter>) -> Result<Option<PieceKi
     }
 }
 
+/// The piece kind a promotion letter names, if one is written.
+fn promotion_kind(
+    variant: &Variant,
+    promotion: Option<Letter>,
+) -> Result<Option<PieceKind>, ResolveError> {
+    match promotion {
+        Some(l) => variant
+            .kind_by_symbol(&l.char().to_string())
+            .map(Some)
+            .ok_or(ResolveError::UnknownPiece(l.char())),
+        None => Ok(None),
+    }
+}
+
+/// Whether a move fits a written promotion (an omitted promotion fits any).
+fn promotion_fits(promoted: Option<PieceKind>, m: &Move) -> bool {
+    match (promoted, m.promotion) {
+        (None, _) => true,
+        (Some(want), Some(got)) => want == got,
+        (Some(_), None) => false,
+    }
+}
+
 /// Finds the legal move `san` names in `pos`, given the position's legal moves.
 pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, ResolveError> {
     let variant = pos.variant();
@@ -77,13 +100,14 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
                 .collect();
             close = legal.iter().filter(special).copied().collect();
         }
-        San::Swap { with } => {
+        San::Swap { with, promotion } => {
             let with = square(variant, with)?;
+            let promoted = promotion_kind(variant, promotion)?;
             let swap = |m: &&Move| m.kind == MoveKind::Swap;
             matches = legal
                 .iter()
                 .filter(swap)
-                .filter(|m| m.to == with)
+                .filter(|m| m.to == with && promotion_fits(promoted, m))
                 .copied()
                 .collect();
             close = legal.iter().filter(swap).copied().collect();
@@ -96,19 +120,8 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
             ..
         } => {
             let to = square(variant, to)?;
-            let promoted = match promotion {
-                Some(l) => Some(
-                    variant
-                        .kind_by_symbol(&l.char().to_string())
-                        .ok_or(ResolveError::UnknownPiece(l.char()))?,
-                ),
-                None => None,
-            };
-            let promotion_fits = |m: &Move| match (promoted, m.promotion) {
-                (None, _) => true,
-                (Some(want), Some(got)) => want == got,
-                (Some(_), None) => false,
-            };
+            let promoted = promotion_kind(variant, promotion)?;
+            let promotion_fits = |m: &Move| promotion_fits(promoted, m);
             if san.is_coordinate() {
                 // The piece is whatever stands on the origin; every move kind is possible.
                 let Origin::Place(from) = origin else {

@@ -14,7 +14,7 @@
 //! | capture | `Nxf3`, `exd5` | `Ng1xf3` | `g1f3` |
 //! | promotion | `e8=Q` (`e8Q`, `e8=F`) | `e7-e8=Q` | `e7e8q` |
 //! | lift / relocation of the pawn of pawns | `PPe5`, `PPxe5`, `PPf3` | | `a10e5` |
-//! | king swap | `K:e2` | | `f2e2` |
+//! | king swap | `K:e2`, `K:d9=R` | | `f2e2` |
 //! | citadel entry | `Kbc`, `Awc` | `Ka10-bc` | `a10bc` |
 //!
 //! followed by an optional check mark (`+`, `#`) and an optional glyph (`!`, `?`, `!!`, `??`,
@@ -203,10 +203,13 @@ pub enum San {
         /// Target square.
         to: Coord,
     },
-    /// The king swap: `K:e2` exchanges the king with the own piece on e2.
+    /// The king swap: `K:e2` exchanges the king with the own piece on e2. A pawn that the
+    /// swap puts on its last rank promotes: `K:d9=R`.
     Swap {
         /// The partner's square.
         with: Place,
+        /// Promotion letter of the partner, if written.
+        promotion: Option<Letter>,
     },
 }
 
@@ -401,8 +404,10 @@ fn split_suffixes(text: &[u8]) -> (&[u8], Option<Suffix>, Option<Glyph>) {
         Some(b'#') => Some(Suffix::Mate),
         _ => None,
     };
-    if suffix.is_some() {
-        body = &body[..body.len() - 1];
+    if suffix.is_some()
+        && let Some((_, rest)) = body.split_last()
+    {
+        body = rest;
     }
     (body, suffix, glyph)
 }
@@ -453,8 +458,14 @@ impl San {
                     .ok_or(SanError::BadPawnOfPawns);
             }
             [b'K', b':', rest @ ..] => {
-                return Place::from_ascii(rest)
-                    .map(|with| San::Swap { with })
+                let (square, promotion) = match rest {
+                    [square @ .., b'=', p] => {
+                        (square, Some(Letter::new(*p).ok_or(SanError::BadPromotion)?))
+                    }
+                    _ => (rest, None),
+                };
+                return Place::from_ascii(square)
+                    .map(|with| San::Swap { with, promotion })
                     .ok_or(SanError::BadSwap);
             }
             b"O-O" | b"O-O-O" | b"0-0" | b"0-0-0" => return Err(SanError::Castling),
@@ -469,12 +480,13 @@ impl San {
         if let [rest @ .., b'=', p] = body {
             promotion = Some(Letter::new(*p).ok_or(SanError::BadPromotion)?);
             body = rest;
-        } else if let [rest @ .., b'0'..=b'9', p] = body
+        } else if let [.., b'0'..=b'9', p] = body
             && p.is_ascii_alphabetic()
+            && let Some((_, rest)) = body.split_last()
         {
             promotion = Letter::new(*p);
             lowercase_promotion = p.is_ascii_lowercase();
-            body = &body[..rest.len() + 1];
+            body = rest;
         }
         if body.contains(&b'=') {
             return Err(SanError::BadPromotion);
@@ -553,14 +565,94 @@ impl fmt::Display for San {
             San::PawnOfPawns { capture, to } => {
                 write!(f, "PP{}{to}", if capture { "x" } else { "" })
             }
-            San::Swap { with } => write!(f, "K:{with}"),
+            San::Swap { with, promotion } => {
+                write!(f, "K:{with}")?;
+                if let Some(p) = promotion {
+                    write!(f, "={p}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
 
+/// Whether `text` is one of the forms [`from_ascii_fast`] reads.
+#[inline(always)]
+fn is_fast_form(text: &[u8]) -> bool {
+    let body = match text.split_last() {
+        Some((b'+' | b'#', rest)) => rest,
+        _ => text,
+    };
+    let file = |f: u8| file_index(f).is_some();
+    let rank = |r: u8| matches!(r, b'1'..=b'9');
+    match *body {
+        [f, r] => file(f) && rank(r),
+        [b'A'..=b'Z', f, r] => file(f) && rank(r),
+        [from, b'x', f, r] => (from.is_ascii_uppercase() || file(from)) && file(f) && rank(r),
+        _ => false,
+    }
+}
+
+/// The common short forms (`e4`, `Nf3`, `exd5`, `Rxa8`, each with an optional `+` or `#`),
+/// read without the general machinery. Gives the same value as the general reader, or `None`
+/// for anything else.
+#[inline(always)]
+fn from_ascii_fast(text: &[u8]) -> Option<SanPlus> {
+    let (body, suffix) = match text.split_last() {
+        Some((b'+', rest)) => (rest, Some(Suffix::Check)),
+        Some((b'#', rest)) => (rest, Some(Suffix::Mate)),
+        _ => (text, None),
+    };
+    let square = |f: u8, r: u8| {
+        if r.is_ascii_digit() && r != b'0' {
+            Some(Place::Board(Coord::new(file_index(f)?, r - b'1')?))
+        } else {
+            None
+        }
+    };
+    let (piece, origin, capture, to) = match *body {
+        [f, r] => (None, Origin::None, false, square(f, r)?),
+        [p @ b'A'..=b'Z', f, r] => (Letter::new(p), Origin::None, false, square(f, r)?),
+        [p @ b'A'..=b'Z', b'x', f, r] => (Letter::new(p), Origin::None, true, square(f, r)?),
+        [from, b'x', f, r] => (None, Origin::File(file_index(from)?), true, square(f, r)?),
+        _ => return None,
+    };
+    Some(SanPlus {
+        san: San::Normal {
+            piece,
+            origin,
+            capture,
+            to,
+            promotion: None,
+        },
+        suffix,
+        glyph: None,
+    })
+}
+
 impl SanPlus {
     /// Reads a move with optional check mark and glyph, such as `Nbxd7+!?`.
+    #[inline(always)]
     pub fn from_ascii(text: &[u8]) -> Result<SanPlus, SanError> {
+        match from_ascii_fast(text) {
+            Some(san) => Ok(san),
+            None => SanPlus::from_ascii_general(text),
+        }
+    }
+
+    /// Checks that `text` is a move, without building it: what the reader does for every
+    /// move. Agrees with [`SanPlus::from_ascii`].
+    #[inline(always)]
+    pub fn check(text: &[u8]) -> Result<(), SanError> {
+        if is_fast_form(text) {
+            Ok(())
+        } else {
+            SanPlus::from_ascii_general(text).map(|_| ())
+        }
+    }
+
+    #[inline(never)]
+    fn from_ascii_general(text: &[u8]) -> Result<SanPlus, SanError> {
         let (body, suffix, glyph) = split_suffixes(text);
         Ok(SanPlus {
             san: San::from_ascii(body)?,
@@ -856,8 +948,20 @@ mod tests {
         assert_eq!(San::from_ascii(b"PP"), Err(SanError::BadPawnOfPawns));
         assert_eq!(
             San::from_ascii(b"K:e2"),
-            Ok(San::Swap { with: board("e2") })
+            Ok(San::Swap {
+                with: board("e2"),
+                promotion: None
+            })
         );
+        assert_eq!(
+            San::from_ascii(b"K:d9=R"),
+            Ok(San::Swap {
+                with: board("d9"),
+                promotion: Letter::new(b'R')
+            })
+        );
+        assert_eq!(San::from_ascii(b"K:d9="), Err(SanError::BadSwap));
+        assert_eq!(San::from_ascii(b"K:d9=+"), Err(SanError::BadPromotion));
         assert_eq!(San::from_ascii(b"K:"), Err(SanError::BadSwap));
         assert_eq!(San::from_ascii(b"K:xe2"), Err(SanError::BadSwap));
     }
@@ -909,10 +1013,41 @@ mod tests {
     }
 
     #[test]
+    fn the_fast_path_agrees_with_the_general_reader() {
+        let mut checked = 0;
+        for a in 0u8..128 {
+            for b in 0u8..128 {
+                for text in [
+                    vec![a, b],
+                    vec![b'N', a, b],
+                    vec![a, b'x', b'e', b],
+                    vec![a, b, b'+'],
+                ] {
+                    assert_eq!(
+                        is_fast_form(&text),
+                        from_ascii_fast(&text).is_some(),
+                        "{text:?}"
+                    );
+                    assert_eq!(
+                        SanPlus::check(&text),
+                        SanPlus::from_ascii_general(&text).map(|_| ()),
+                        "{text:?}"
+                    );
+                    if let Some(fast) = from_ascii_fast(&text) {
+                        assert_eq!(Ok(fast), SanPlus::from_ascii_general(&text), "{text:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 810);
+    }
+
+    #[test]
     fn display_round_trips() {
         for text in [
             "e4", "exd5", "Nbd7", "R1a3", "Ng1xf3", "e8=Q", "Kbc", "a10bc", "wck3", "PPe5",
-            "PPxe5", "K:e2", "Nf3+", "e4!?", "Rxa8#??", "b10=A",
+            "PPxe5", "K:e2", "K:d9=R", "Nf3+", "e4!?", "Rxa8#??", "b10=A",
         ] {
             let parsed = SanPlus::from_ascii(text.as_bytes()).map(|s| s.to_string());
             assert_eq!(parsed.as_deref(), Ok(text));

@@ -5,7 +5,7 @@ use crate::rules::{Color, Game, Move, MoveKind, Position, Status, Termination};
 /// The canonical SAN of a legal move, without check mark: the piece letter (none for pawns),
 /// the least disambiguation that makes it unique (file, else rank, else both), `x` for a
 /// capture, the destination, and `=X` for a promotion. Lifts and relocations of the pawn of
-/// pawns are `PPe5` / `PPxe5`; a king swap is `K:e2`.
+/// pawns are `PPe5` / `PPxe5`; a king swap is `K:e2` (`K:d9=R` when it promotes the partner).
 ///
 /// `legal` is the position's legal moves (for disambiguation).
 pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
@@ -21,7 +21,15 @@ pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
             let letter = pos
                 .kind_at(m.from)
                 .map_or("K", |k| variant.kind(k).symbol.as_str());
-            return format!("{letter}:{to}");
+            let mut s = format!("{letter}:{to}");
+            // A pawn that the swap puts on its last rank promotes (`K:d9=R`).
+            if let (Some(p), Some(partner)) = (m.promotion, pos.kind_at(m.to))
+                && variant.kind(p).base != variant.kind(partner).base
+            {
+                s.push('=');
+                s.push_str(variant.kind(p).symbol.trim_end_matches('\''));
+            }
+            return s;
         }
         MoveKind::Normal => {}
     }

@@ -1,0 +1,142 @@
+//! Properties of the reader on arbitrary input: no panic, nothing lost, every place reported
+//! lies within its game, and large inputs finish (the reader is linear).
+use kabir::notation::game::{RawGame, TokenKind};
+use kabir::notation::reader::Reader;
+use kabir::notation::san::SanPlus;
+use proptest::prelude::*;
+
+/// Reads everything, checking the invariants that hold for any input.
+fn check(input: &[u8]) -> Vec<RawGame> {
+    let games: Vec<RawGame> = Reader::new(input)
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("a byte slice cannot fail to read: {e}"));
+    // The games hold the input, in order; only blank space may be left over at the end.
+    let joined: Vec<u8> = games
+        .iter()
+        .flat_map(|g| g.source.iter().copied())
+        .collect();
+    assert!(input.starts_with(&joined));
+    let mut rest = &input[joined.len()..];
+    if joined.is_empty() {
+        // A file of nothing but a byte-order mark and blank space holds no game.
+        rest = rest.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(rest);
+    }
+    assert!(
+        rest.iter().all(|b| b" \t\r\n\x0b\x0c".contains(b)),
+        "left over: {rest:?}"
+    );
+    let mut offset = 0u64;
+    for (n, g) in games.iter().enumerate() {
+        assert_eq!(g.number, n as u64 + 1);
+        assert_eq!(g.source_offset, offset);
+        offset += g.source.len() as u64;
+        let end = g.source_offset + g.source.len() as u64;
+        let spans = g
+            .tags
+            .iter()
+            .map(|t| t.span)
+            .chain(g.tokens.iter().map(|t| t.span))
+            .chain(g.diagnostics.iter().map(|d| d.span));
+        // Every move token holds a move.
+        for t in g.tokens.iter().filter(|t| t.kind == TokenKind::Move) {
+            assert!(g.san(t).is_some(), "{:?}", g.text(t.span));
+        }
+        for span in spans {
+            assert!(
+                span.offset >= g.source_offset && span.end() <= end,
+                "{span:?}"
+            );
+            assert!(span.line >= 1 && span.column >= 1);
+        }
+    }
+    games
+}
+
+/// Text made mostly of the characters that matter to the reader.
+fn pgnish() -> impl Strategy<Value = Vec<u8>> {
+    let pieces = prop::sample::select(vec![
+        &b"["[..],
+        b"]",
+        b"\"",
+        b"\\",
+        b"{",
+        b"}",
+        b"(",
+        b")",
+        b";",
+        b"%",
+        b"$",
+        b"*",
+        b".",
+        b"...",
+        b"\n",
+        b"\r",
+        b"\r\n",
+        b" ",
+        b"1-0",
+        b"1/2-1/2",
+        b"0-1",
+        b"12.",
+        b"e4",
+        b"Nxf3+",
+        b"PPxe5",
+        b"K:e2",
+        b"wc",
+        b"bc",
+        b"=Q",
+        b"!?",
+        b"[Event \"x\"]",
+        b"\xff",
+        b"\xc3",
+        b"\xef\xbb\xbf",
+        b"\0",
+    ]);
+    prop::collection::vec(pieces, 0..200).prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_bytes_never_panic(input in prop::collection::vec(any::<u8>(), 0..4096)) {
+        check(&input);
+    }
+
+    #[test]
+    fn random_pgn_like_text_never_panics(input in pgnish()) {
+        check(&input);
+    }
+
+    #[test]
+    fn san_reader_never_panics(input in prop::collection::vec(any::<u8>(), 0..24)) {
+        if let Ok(san) = SanPlus::from_ascii(&input) {
+            // What was read can be written and read back to the same value.
+            let text = san.to_string();
+            prop_assert_eq!(SanPlus::from_ascii(text.as_bytes()), Ok(san));
+        }
+    }
+}
+
+/// Large inputs of the worst kinds finish; a quadratic reader would take minutes here.
+#[test]
+fn large_hostile_inputs_finish() {
+    const SIZE: usize = 4 << 20;
+    let inputs: Vec<Vec<u8>> = vec![
+        b"(".repeat(SIZE),
+        b")".repeat(SIZE),
+        b"{".repeat(SIZE),
+        b"\r".repeat(SIZE),
+        b"[".repeat(SIZE),
+        b"\xff".repeat(SIZE),
+        b"1. e4 ".repeat(SIZE / 6),
+        b"[A \"1\"]\n1. e4 *\n".repeat(SIZE / 16),
+        b"e".repeat(SIZE),
+        b"1".repeat(SIZE),
+        b"\xc3\xa9".repeat(SIZE / 2),
+    ];
+    for input in &inputs {
+        let games = check(input);
+        // Only the input of line ends is blank, and so holds no game.
+        assert_eq!(games.is_empty(), input.first() == Some(&b'\r'));
+    }
+}
