@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::notation::game::{DiagnosticKind, RawGame, Severity, TokenKind};
-use crate::notation::san::SanPlus;
+use crate::notation::san::{San, SanPlus};
 use crate::notation::span::Span;
 use crate::notation::tags::{self, GameResult};
 use crate::notation::{LineWriter, ResolveError, resolve, san, write_tags};
@@ -514,6 +514,15 @@ fn play(
     let written = raw.text(span);
     let ply = game.moves().len() as u32 + 1;
     let pos = game.position();
+    // Most moves name their piece and destination: resolve them among that piece's moves to
+    // that square, which is far cheaper than generating every legal move. Anything unusual
+    // (no such move, the game over, another form of text) takes the full path below.
+    if let Some((candidates, before)) = quick_candidates(pos, &sp.san) {
+        if let Ok(m) = resolve(&sp.san, pos, &candidates) {
+            let canonical = san(pos, m, &candidates);
+            return Ok(finish(game, before, m, canonical, &written, span, ply));
+        }
+    }
     let legal = game.legal_moves();
     let at = |kind: ProblemKind, message: String, legal_moves: &[Move]| Problem {
         kind,
@@ -567,9 +576,58 @@ fn play(
     };
     let canonical = san(pos, m, &legal);
     let before = pos.clone();
+    Ok(finish(game, before, m, canonical, &written, span, ply))
+}
+
+/// The legal moves that can match a move written with its piece and destination (with a copy
+/// of the position, unchanged); `None` when there are none, the text is of another form, or
+/// the variant's rules need the game's history to judge legality.
+fn quick_candidates(pos: &Position, text: &San) -> Option<(Vec<Move>, Position)> {
+    let variant = pos.variant();
+    if variant.rules().permanent_check != crate::rules::PermanentCheckRule::Allowed
+        || text.is_coordinate()
+    {
+        return None;
+    }
+    let San::Normal { piece, to, .. } = *text else {
+        return None;
+    };
+    let to = crate::notation::resolve::square(variant, to).ok()?;
+    let kind = match piece {
+        Some(l) => match variant.kind_by_letter(l.char()) {
+            Some(k) if !variant.kind(k).pawn => Some(k),
+            Some(_) => None,
+            None if l.char() == 'P' => None,
+            None => return None,
+        },
+        None => None,
+    };
+    let mut scratch = pos.clone();
+    let mut out = Vec::new();
+    scratch.legal_moves_to(
+        to,
+        |k| match kind {
+            Some(want) => k == want,
+            None => variant.kind(k).pawn,
+        },
+        &mut out,
+    );
+    (!out.is_empty()).then_some((out, scratch))
+}
+
+/// Plays a resolved move and checks how it was written: its canonical text with the right
+/// check mark, and warnings for a different spelling or mark.
+fn finish(
+    game: &mut Game,
+    before: Position,
+    m: Move,
+    canonical: String,
+    written: &str,
+    span: Span,
+    ply: u32,
+) -> (String, Vec<Problem>) {
     game.play_unchecked(m);
-    let after = game.position();
-    let mark = if after.is_check() {
+    let mark = if game.last_move_gave_check() {
         match game.status() {
             Status::Over {
                 termination: Termination::Checkmate,
@@ -619,5 +677,5 @@ fn play(
     }
     let mut text = canonical;
     text.push_str(mark);
-    Ok((text, warnings))
+    (text, warnings)
 }

@@ -36,12 +36,16 @@ impl ResolveError {
     }
 }
 
-fn square(variant: &Variant, place: Place) -> Result<Square, ResolveError> {
-    let name = place.to_string();
-    variant
-        .geometry()
-        .parse(&name)
-        .ok_or(ResolveError::NoSuchSquare(name))
+/// The square a written place names on the variant's board.
+pub fn square(variant: &Variant, place: Place) -> Result<Square, ResolveError> {
+    let g = variant.geometry();
+    let found = match place {
+        Place::Board(c) => g
+            .at(c.file as i8 + 1, c.rank as i8 + 1)
+            .filter(|&s| g.is_main(s)),
+        Place::Citadel(c) => g.parse(c.name()),
+    };
+    found.ok_or_else(|| ResolveError::NoSuchSquare(place.to_string()))
 }
 
 /// The piece kinds a SAN letter names; `None` means "a pawn".
@@ -49,8 +53,7 @@ fn kinds_for(variant: &Variant, letter: Option<Letter>) -> Result<Option<PieceKi
     let Some(letter) = letter else {
         return Ok(None);
     };
-    let s = letter.char().to_string();
-    match variant.kind_by_symbol(&s) {
+    match variant.kind_by_letter(letter.char()) {
         Some(k) if !variant.kind(k).pawn => Ok(Some(k)),
         Some(_) => Ok(None),
         // `P` for a pawn in variants whose pawns have typed symbols (`PR`, `PK`, ...).
@@ -66,7 +69,7 @@ fn promotion_kind(
 ) -> Result<Option<PieceKind>, ResolveError> {
     match promotion {
         Some(l) => variant
-            .kind_by_symbol(&l.char().to_string())
+            .kind_by_letter(l.char())
             .map(Some)
             .ok_or(ResolveError::UnknownPiece(l.char())),
         None => Ok(None),

@@ -181,6 +181,11 @@ impl Game {
         None
     }
 
+    /// Whether the last move played gave check (attacks an enemy royal piece).
+    pub fn last_move_gave_check(&self) -> bool {
+        self.history.last().is_some_and(|p| p.check)
+    }
+
     /// Hashes of every position so far, the start included.
     pub fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
         self.history.iter().map(|p| p.hash)

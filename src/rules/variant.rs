@@ -118,6 +118,8 @@ pub struct Variant {
     pub(crate) pawn_kinds: u64,
     pub(crate) zobrist: Zobrist,
     symbols: HashMap<String, PieceKind>,
+    /// The kind of each one-letter symbol or alias, `A` to `Z`.
+    letters: [Option<PieceKind>; 26],
 }
 
 /// Why a variant definition was refused.
@@ -346,6 +348,12 @@ impl Variant {
             .filter(|(_, k)| k.pawn)
             .fold(0u64, |m, (i, _)| m | 1 << i);
         let zobrist = Zobrist::new(&geometry, &kinds);
+        let mut letters = [None; 26];
+        for (sym, &k) in &symbols {
+            if let [b @ b'A'..=b'Z'] = sym.as_bytes() {
+                letters[(b - b'A') as usize] = Some(k);
+            }
+        }
         let variant = Variant {
             def,
             geometry,
@@ -358,6 +366,7 @@ impl Variant {
             pawn_kinds,
             zobrist,
             symbols,
+            letters,
         };
         // The start position must be valid.
         super::Position::from_fen(&std::sync::Arc::new(variant.clone()), &variant.def.start)
@@ -415,6 +424,13 @@ impl Variant {
     /// The kind with a symbol or alias (uppercase, primes included), if any.
     pub fn kind_by_symbol(&self, symbol: &str) -> Option<PieceKind> {
         self.symbols.get(symbol).copied()
+    }
+
+    /// The kind whose one-letter symbol or alias is `letter` (uppercase), if any.
+    #[inline]
+    pub fn kind_by_letter(&self, letter: char) -> Option<PieceKind> {
+        let i = (letter as u32).wrapping_sub('A' as u32) as usize;
+        self.letters.get(i).copied().flatten()
     }
 
     /// The kind with an id, if any.
