@@ -513,16 +513,17 @@ fn play(
     let game = &mut frame.game;
     let written = raw.text(span);
     let ply = game.moves().len() as u32 + 1;
-    let pos = game.position();
     // Most moves name their piece and destination: resolve them among that piece's moves to
     // that square, which is far cheaper than generating every legal move. Anything unusual
     // (no such move, the game over, another form of text) takes the full path below.
-    if let Some((candidates, before)) = quick_candidates(pos, &sp.san) {
+    if let Some(candidates) = quick_candidates(game, &sp.san) {
+        let pos = game.position();
         if let Ok(m) = resolve(&sp.san, pos, &candidates) {
             let canonical = san(pos, m, &candidates);
-            return Ok(finish(game, before, m, canonical, &written, span, ply));
+            return Ok(finish(game, m, canonical, &written, span, ply));
         }
     }
+    let pos = game.position();
     let legal = game.legal_moves();
     let at = |kind: ProblemKind, message: String, legal_moves: &[Move]| Problem {
         kind,
@@ -575,15 +576,15 @@ fn play(
         }
     };
     let canonical = san(pos, m, &legal);
-    let before = pos.clone();
-    Ok(finish(game, before, m, canonical, &written, span, ply))
+    Ok(finish(game, m, canonical, &written, span, ply))
 }
 
-/// The legal moves that can match a move written with its piece and destination (with a copy
-/// of the position, unchanged); `None` when there are none, the text is of another form, or
-/// the variant's rules need the game's history to judge legality.
-fn quick_candidates(pos: &Position, text: &San) -> Option<(Vec<Move>, Position)> {
-    let variant = pos.variant();
+/// The legal moves that can match a move written with its piece and destination; `None` when
+/// there are none, the text is of another form, or the variant's rules need the game's history
+/// to judge legality.
+fn quick_candidates(game: &mut Game, text: &San) -> Option<Vec<Move>> {
+    let variant = game.position().variant().clone();
+    let variant = &*variant;
     if variant.rules().permanent_check != crate::rules::PermanentCheckRule::Allowed
         || text.is_coordinate()
     {
@@ -602,9 +603,8 @@ fn quick_candidates(pos: &Position, text: &San) -> Option<(Vec<Move>, Position)>
         },
         None => None,
     };
-    let mut scratch = pos.clone();
     let mut out = Vec::new();
-    scratch.legal_moves_to(
+    game.legal_moves_to(
         to,
         |k| match kind {
             Some(want) => k == want,
@@ -612,14 +612,13 @@ fn quick_candidates(pos: &Position, text: &San) -> Option<(Vec<Move>, Position)>
         },
         &mut out,
     );
-    (!out.is_empty()).then_some((out, scratch))
+    (!out.is_empty()).then_some(out)
 }
 
 /// Plays a resolved move and checks how it was written: its canonical text with the right
 /// check mark, and warnings for a different spelling or mark.
 fn finish(
     game: &mut Game,
-    before: Position,
     m: Move,
     canonical: String,
     written: &str,
@@ -652,10 +651,10 @@ fn finish(
         error: false,
         line: span.line,
         column: span.column,
-        text: short(&written),
+        text: short(written),
         message,
         ply: Some(ply),
-        position: Some(before.to_fen()),
+        position: Some(game.previous_position().to_fen()),
         legal: Vec::new(),
     };
     if body != canonical {

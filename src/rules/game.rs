@@ -1,8 +1,10 @@
 //! A game: a start position, the moves played, and the history that repetition rules need.
 
 use super::definition::PermanentCheckRule;
-use super::position::{Move, Position};
+use super::position::{Move, Position, Undo};
+use super::square::Square;
 use super::status::{Status, Termination};
+use super::variant::PieceKind;
 
 /// A move that may not be played in a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,6 +34,8 @@ pub struct Game {
     moves: Vec<Move>,
     /// One entry per position, the start included.
     history: Vec<Ply>,
+    /// What each move changed, to step back.
+    undos: Vec<Undo>,
 }
 
 fn key(pos: &Position) -> Box<[u8]> {
@@ -60,6 +64,7 @@ impl Game {
             start,
             moves: Vec::new(),
             history: vec![first],
+            undos: Vec::new(),
         }
     }
 
@@ -136,7 +141,7 @@ impl Game {
 
     /// Plays a move known to be legal (from [`Game::legal_moves`]).
     pub fn play_unchecked(&mut self, m: Move) {
-        self.position.play_unchecked(m);
+        self.undos.push(self.position.play_unchecked(m));
         let check = self.position.is_check();
         self.history.push(Ply {
             hash: self.position.hash(),
@@ -179,6 +184,27 @@ impl Game {
             }
         }
         None
+    }
+
+    /// The position before the last move (the start position if no move was played).
+    pub fn previous_position(&self) -> Position {
+        let mut p = self.position.clone();
+        if let Some(&u) = self.undos.last() {
+            p.undo(u);
+        }
+        p
+    }
+
+    /// The legal ordinary moves to `to` by pieces whose kind `wanted` accepts (see
+    /// [`Position::legal_moves_to`]). Only for variants whose legality needs no history (no
+    /// permanent-check rule); otherwise use [`Game::legal_moves`].
+    pub fn legal_moves_to(
+        &mut self,
+        to: Square,
+        wanted: impl FnMut(PieceKind) -> bool,
+        out: &mut Vec<Move>,
+    ) {
+        self.position.legal_moves_to(to, wanted, out);
     }
 
     /// Whether the last move played gave check (attacks an enemy royal piece).
