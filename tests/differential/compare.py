@@ -68,6 +68,31 @@ HUNT_PIECES = 12
 
 KINGS = ("K", "k")
 
+# Positions set up by hand, compared before the games: the bare-king timing of RULES.md, two
+# bare kings, stalemate, promotions with and without capture, the knave and debtor at edges.
+SET_UP = {
+    "shatranj": [
+        "8/3k4/5R2/8/4K3/8/8/8 b - - 0 1",  # RULES.md: still in play
+        "8/3k4/5R2/8/4K3/8/8/8 w - - 0 1",  # after any black move: White has won
+        "8/8/8/8/8/3k4/3R4/7K b - - 0 1",  # the bared king can take the last piece
+        "8/8/8/8/8/8/3k4/7K w - - 0 1",  # two bare kings: a draw, game over
+        "8/8/8/8/8/3k4/3R4/3K4 b - - 0 1",  # the last piece is guarded
+        "3k4/3P4/3K4/8/8/8/8/7R b - - 0 1",  # bare against two pieces: lost at once
+        "k7/2Q5/1K6/8/7p/7P/8/8 b - - 0 1",  # stalemate: Black loses
+        "k7/2K5/8/8/7p/7P/8/R7 b - - 0 1",  # checkmate
+        "3r4/4P3/8/8/8/k7/8/K7 w - - 0 1",  # promotion with and without capture
+        "k7/8/8/8/8/8/4p3/K2R4 b - - 0 1",  # Black promotes
+    ],
+    "knavish-shatranj": [
+        "r3k3/8/8/3V4/8/2D5/8/4K3 w - - 0 1",
+        "v6k/8/8/8/8/8/8/K6D b - - 0 1",
+        "d6k/8/8/8/8/8/8/K6V b - - 0 1",
+        "8/3k4/5R2/8/4K3/8/8/8 b - - 0 1",
+        "8/8/8/8/8/8/3k4/7K b - - 0 1",
+        "3r4/4P3/8/8/8/k7/8/K7 w - - 0 1",
+    ],
+}
+
 
 # ----------------------------------------------------------------------------------------------
 # A minimal board, for move choice (captures) and for the bare-kings rule difference.
@@ -412,7 +437,9 @@ def compare_perft(args, s: Sample, depth: int, report: Report) -> int:
     """Compares perft(depth) per root move; returns pyffish's total."""
     fv = VARIANTS[s.variant]
     board = parse_board(s.fen)
-    py_counts = {m: pyffish_perft(fv, s.fen, [m], apply_move(board, m), depth - 1) for m in s.legal}
+    py_counts = {
+        m: pyffish_perft(fv, s.fen, [m], apply_move(board, m), depth - 1) for m in s.legal
+    }
     py_total = sum(py_counts.values())
     ans = kabir_divide(args.kabir, s.variant, s.fen, depth)
     if ans.moves is None:
@@ -424,9 +451,9 @@ def compare_perft(args, s: Sample, depth: int, report: Report) -> int:
         return py_total
     lines = [f"perft({depth}): kabir {ans.total}, pyffish {py_total}"]
     for m in sorted(set(py_counts) | set(k_counts)):
-        a, b = k_counts.get(m), py_counts.get(m)
+        a, b = k_counts.get(m, "-"), py_counts.get(m, "-")
         if a != b:
-            lines.append(f"{m}: kabir {a if a is not None else '-'}, pyffish {b if b is not None else '-'}")
+            lines.append(f"{m}: kabir {a}, pyffish {b}")
     report.fail(f"perft({depth}) differs", s.variant, s.fen, s.path, lines)
     return py_total
 
@@ -591,6 +618,11 @@ def main() -> int:
     stats: dict = {}
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for v in variants:
+            for fen in SET_UP.get(v, []):
+                legal, verdict = pyffish_position(VARIANTS[v], fen)
+                s = Sample(v, fen, [], legal, verdict, -1)
+                s.kabir = pool.submit(kabir_divide, args.kabir, v, fen, 1)
+                samples[(v, " ".join(fen.split()[:2]))] = s
             play_games(args, v, pool, samples, stats)
         for s in samples.values():
             compare_sample(s, report)
@@ -613,6 +645,8 @@ def main() -> int:
             f"{why} {count}" for (vv, why), count in sorted(stats.items()) if vv == v
         )
         print(f"{v}: {args.games} games, {n} distinct positions; {ends}")
+    if report.failed > report.shown:
+        print(f"({report.failed - report.shown} more mismatches not shown: see --max-details)")
     elapsed = time.monotonic() - t0
     print(
         f"differential: {positions} positions compared, {perft_done} perft({args.perft_depth}) "
