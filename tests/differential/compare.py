@@ -566,7 +566,7 @@ def main() -> int:
         default=os.path.join(root, "target", "release", "kabir"),
         help="path of the kabir binary (default: target/release/kabir)",
     )
-    ap.add_argument("--games", type=int, default=25, help="random games per variant (default 25)")
+    ap.add_argument("--games", type=int, default=20, help="random games per variant (default 20)")
     ap.add_argument("--max-plies", type=int, default=300, help="ply cap per game (default 300)")
     ap.add_argument("--seed", default="1", help="random seed (default 1)")
     ap.add_argument(
