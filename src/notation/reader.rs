@@ -347,8 +347,22 @@ impl<R: BufRead> Reader<R> {
 
     /// The index of the first byte at or after `i` for which `stop` holds, reading more
     /// input as needed; the buffer length at the end of the input.
-    #[inline]
-    fn find(&mut self, mut i: usize, stop: impl Fn(u8) -> bool) -> io::Result<usize> {
+    #[inline(always)]
+    fn find(&mut self, i: usize, stop: impl Fn(u8) -> bool) -> io::Result<usize> {
+        // Usually the answer is already in the buffer.
+        if let Some(p) = self
+            .buf
+            .get(i..)
+            .and_then(|rest| rest.iter().position(|&b| stop(b)))
+        {
+            return Ok(i + p);
+        }
+        self.find_reading(i, stop)
+    }
+
+    /// [`Reader::find`] when more input may be needed.
+    #[inline(never)]
+    fn find_reading(&mut self, mut i: usize, stop: impl Fn(u8) -> bool) -> io::Result<usize> {
         loop {
             if let Some(rest) = self.buf.get(i..) {
                 match rest.iter().position(|&b| stop(b)) {
