@@ -191,24 +191,19 @@ pub fn write_game(game: &Game, tags: &[(String, String)]) -> String {
         pos.legal_moves_into(&mut legal);
         let mut text = san(&pos, m, &legal);
         pos.play_unchecked(m);
-        let mark = if pos.is_check() {
-            if i + 1 == game.moves().len() && game.status().is_over() {
-                if matches!(
-                    game.status(),
-                    Status::Over {
-                        termination: Termination::Checkmate,
-                        ..
-                    }
-                ) {
-                    "#"
-                } else {
-                    "+"
+        // Only the last move can mate.
+        let mate = i + 1 == game.moves().len()
+            && matches!(
+                game.status(),
+                Status::Over {
+                    termination: Termination::Checkmate,
+                    ..
                 }
-            } else {
-                "+"
-            }
-        } else {
-            ""
+            );
+        let mark = match (pos.is_check(), mate) {
+            (false, _) => "",
+            (true, true) => "#",
+            (true, false) => "+",
         };
         text.push_str(mark);
         w.push(&text);
