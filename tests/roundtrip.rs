@@ -58,3 +58,35 @@ fn generated_games_round_trip() {
         assert_eq!(again, rewritten, "{id}");
     }
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Any generated game, in any variant: write -> read -> replay gives the same moves and
+        /// final position, and writing the replayed game again gives the same text.
+        #[test]
+        fn write_read_replay_is_the_identity(seed in any::<u64>(), index in 0u64..1000, v in 0usize..3, plies in 1usize..400) {
+            let ids = kabir::variants::builtin_ids();
+            let id = &ids[v % ids.len()];
+            let variant = kabir::variants::builtin(id).unwrap();
+            let options = Options { max_plies: plies, ..Options::default() };
+            let game = random_game(&variant, seed, index, &options);
+            let text = write_game(&game, &tags(id, index));
+            let raw = Reader::new(text.as_bytes()).next().unwrap().unwrap();
+            let registry = Registry::builtin();
+            let r = replay(&raw, &registry);
+            prop_assert!(r.is_valid() && r.problems.is_empty(), "{:?}", r.problems);
+            let replayed = r.game.as_ref().unwrap();
+            prop_assert_eq!(replayed.moves(), game.moves());
+            prop_assert_eq!(replayed.position(), game.position());
+            let canonical = r.write_canonical(&raw);
+            let raw2 = Reader::new(canonical.as_bytes()).next().unwrap().unwrap();
+            let again = replay(&raw2, &registry).write_canonical(&raw2);
+            prop_assert_eq!(again, canonical);
+        }
+    }
+}
