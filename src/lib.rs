@@ -3,6 +3,7 @@
 //! The crate is layered so that data flows one way:
 //! text ([`notation`]) -> games and moves ([`rules`]) -> rows and answers (database, queries).
 //! Variant definitions ([`variants`]) are data files compiled into [`rules::Variant`] values.
+pub mod db;
 pub mod generate;
 pub mod notation;
 pub mod rules;
