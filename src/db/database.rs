@@ -28,6 +28,20 @@ impl std::fmt::Debug for Database {
     }
 }
 
+impl Drop for Database {
+    /// A writer leaves the file in rollback-journal mode when it is the last connection, so
+    /// that a later read-only open needs no `-wal` or `-shm` file and creates none. With other
+    /// connections open the switch fails at once and the file stays in WAL mode.
+    fn drop(&mut self) {
+        if !self.read_only {
+            let _ = self.conn.busy_timeout(Duration::ZERO);
+            let _ = self
+                .conn
+                .query_row("PRAGMA journal_mode = DELETE", [], |_| Ok(()));
+        }
+    }
+}
+
 fn check_not_directory(path: &Path) -> Result<Option<std::fs::Metadata>, DbError> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Err(DbError::IsDirectory {
@@ -120,9 +134,7 @@ impl Database {
             .map_err(|e| db.err(e))?;
         // WAL: readers never block the writer and a crash loses only uncommitted batches.
         // NORMAL synchronisation is durable to the last checkpoint and never corrupts in WAL.
-        db.conn
-            .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
-            .map_err(|e| db.err(e))?;
+        db.enter_wal()?;
         db.conn
             .execute_batch("PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
             .map_err(|e| db.err(e))?;
@@ -189,6 +201,27 @@ impl Database {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
         Ok((app, u32::try_from(version).unwrap_or(u32::MAX)))
+    }
+
+    /// Switches to WAL mode. The switch needs the file to itself for a moment, and SQLite does
+    /// not wait for that on its own: retry until the busy timeout.
+    fn enter_wal(&self) -> Result<(), DbError> {
+        let start = std::time::Instant::now();
+        loop {
+            match self
+                .conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            {
+                Ok(_) => return Ok(()),
+                Err(e)
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && (start.elapsed().as_millis() as u64) < self.busy_ms =>
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => return Err(self.err(e)),
+            }
+        }
     }
 
     fn has_tables(&self) -> Result<bool, DbError> {
