@@ -15,6 +15,7 @@ use rusqlite::{Connection, params};
 
 use kabir::db::{Database, GameRecord};
 use kabir::generate::{Options, random_game};
+use kabir::rules::Position;
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_string())
@@ -144,6 +145,7 @@ fn main() {
             totals.positions as f64 / secs,
             bytes as f64 / totals.imported.max(1) as f64
         );
+        queries(&path, variant);
         let bare = bare_insert(&dir.path().join("bare.db"), totals.positions);
         println!(
             "{variant}: bare SQLite insert of {} rows (one per position): {:.2} s",
@@ -158,4 +160,51 @@ fn main() {
         );
         let _ = std::fs::remove_file(&path);
     }
+}
+
+/// The best of five runs of `f`.
+fn best<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut out = None;
+    let mut best = Duration::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let r = f();
+        best = best.min(t.elapsed());
+        out = Some(r);
+    }
+    (best, out.expect("ran"))
+}
+
+/// Query times on the imported database: search and explorer at the start position and at
+/// the position 10 plies into game 1, and the totals.
+fn queries(path: &Path, variant: &str) {
+    let db = Database::open(path).expect("open");
+    let v = kabir::variants::builtin(variant).expect("variant");
+    let start = Position::start(&v);
+    let game = db.game(1).expect("game").expect("game 1");
+    let mut deep = Position::from_fen(&v, &game.start_fen).expect("start");
+    for &m in game.moves.iter().take(10) {
+        deep.play_unchecked(m);
+    }
+    for (name, pos) in [("start position", &start), ("10 plies deep", &deep)] {
+        let (t, hits) = best(|| db.search_position(pos).expect("search"));
+        println!(
+            "{variant}: search at the {name}: {} games in {:.1} ms",
+            hits.len(),
+            t.as_secs_f64() * 1e3
+        );
+        let (t, ex) = best(|| db.explore(pos, 5).expect("explore"));
+        println!(
+            "{variant}: explorer at the {name}: {} games, {} moves in {:.1} ms",
+            ex.games,
+            ex.moves.len(),
+            t.as_secs_f64() * 1e3
+        );
+    }
+    let (t, stats) = best(|| db.stats().expect("stats"));
+    println!(
+        "{variant}: stats over {} games in {:.1} ms",
+        stats.games,
+        t.as_secs_f64() * 1e3
+    );
 }

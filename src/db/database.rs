@@ -128,10 +128,6 @@ impl Database {
             });
         }
         db.check_version(version)?;
-        // Large pages suit the index's blobs (no effect once the file has data).
-        db.conn
-            .execute_batch("PRAGMA page_size = 16384")
-            .map_err(|e| db.err(e))?;
         // WAL: readers never block the writer and a crash loses only uncommitted batches.
         // NORMAL synchronisation is durable to the last checkpoint and never corrupts in WAL.
         db.enter_wal()?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use crate::rules::Variant;
+use crate::rules::{Position, Variant};
 
 use super::codec::{GameResult, Posting, to_sql};
 use super::database::Database;
@@ -57,8 +57,13 @@ pub(crate) struct Prepared {
 
 /// Replays and hashes a batch on all cores.
 pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
-    let games: Vec<Result<Derived, RecordError>> =
-        records.into_par_iter().map(record::derive).collect();
+    // The start position of the batch's first variant, parsed once (nearly every batch has
+    // one variant).
+    let standard = records.first().map(|r| Position::start(&r.variant));
+    let games: Vec<Result<Derived, RecordError>> = records
+        .into_par_iter()
+        .map(|r| record::derive(r, standard.as_ref()))
+        .collect();
     let mut variants: Vec<Arc<Variant>> = Vec::new();
     let numbers: Vec<u16> = games
         .iter()

@@ -142,8 +142,12 @@ pub(crate) fn well_formed(pos: &Position, m: Move) -> bool {
     pos.piece_at(m.from).is_some_and(|p| p.color == pos.turn())
 }
 
-/// Replays a record and derives everything stored about it.
-pub(crate) fn derive(record: GameRecord) -> Result<Derived, RecordError> {
+/// Replays a record and derives everything stored about it. `standard` is the variant's start
+/// position, if the caller has it at hand.
+pub(crate) fn derive(
+    record: GameRecord,
+    standard: Option<&Position>,
+) -> Result<Derived, RecordError> {
     let GameRecord {
         variant,
         start,
@@ -160,7 +164,10 @@ pub(crate) fn derive(record: GameRecord) -> Result<Derived, RecordError> {
     }
     let result = GameResult::parse(&result).ok_or(RecordError::BadResult(result))?;
     let plies = u16::try_from(moves.len()).map_err(|_| RecordError::TooLong(moves.len()))?;
-    let standard_start = start == Position::start(&variant);
+    let standard_start = match standard {
+        Some(p) if p.variant().id() == variant.id() => start == *p,
+        _ => start == Position::start(&variant),
+    };
     let start_fen = start.to_fen();
     let pp = variant.rules().pawn_of_pawns.as_ref();
     let mut special = SpecialMoves::default();
