@@ -15,6 +15,11 @@ use super::schema::bucket;
 /// Segments of one level merged into one of the next level once there are this many.
 pub const MERGE_FANOUT: i64 = 8;
 
+/// Segments with at least this many entries are left alone by [`merge_tiers`]: a lookup costs
+/// one seek and one binary search per segment, so a few large segments cost little, while
+/// merging them would rewrite much of the index. [`merge_all`] merges them too.
+pub const MERGE_LIMIT: i64 = 1 << 20;
+
 /// Writes one segment: entries must come in (hash, game, ply) order.
 pub(crate) struct SegmentWriter {
     variant: i64,
@@ -96,8 +101,9 @@ pub(crate) fn lookup(
     Ok(out)
 }
 
-/// Merges full tiers of `variant`'s segments: while some level has [`MERGE_FANOUT`] segments,
-/// its oldest ones become one segment of the next level. Each merge is its own transaction.
+/// Merges full tiers of `variant`'s small segments: while some level has [`MERGE_FANOUT`]
+/// segments of fewer than [`MERGE_LIMIT`] entries, the oldest become one segment of the next
+/// level. Each merge is its own transaction.
 /// Returns the number of merges made.
 pub(crate) fn merge_tiers(
     conn: &mut rusqlite::Connection,
@@ -108,9 +114,9 @@ pub(crate) fn merge_tiers(
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let full: Option<i64> = tx
             .query_row(
-                "SELECT level FROM segment WHERE variant = ?1 GROUP BY level
+                "SELECT level FROM segment WHERE variant = ?1 AND postings < ?3 GROUP BY level
                  HAVING count(*) >= ?2 ORDER BY level LIMIT 1",
-                params![variant, MERGE_FANOUT],
+                params![variant, MERGE_FANOUT, MERGE_LIMIT],
                 |r| r.get(0),
             )
             .map(Some)
@@ -123,10 +129,10 @@ pub(crate) fn merge_tiers(
         };
         let ids: Vec<(i64, i64)> = tx
             .prepare(
-                "SELECT id, games FROM segment WHERE variant = ?1 AND level = ?2
+                "SELECT id, games FROM segment WHERE variant = ?1 AND level = ?2 AND postings < ?4
                  ORDER BY id LIMIT ?3",
             )?
-            .query_map(params![variant, level, MERGE_FANOUT], |r| {
+            .query_map(params![variant, level, MERGE_FANOUT, MERGE_LIMIT], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })?
             .collect::<Result<_, _>>()?;

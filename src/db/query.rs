@@ -302,6 +302,15 @@ impl Database {
     /// The opening explorer for a position, with up to `examples` game ids per move.
     pub fn explore(&self, pos: &Position, examples: usize) -> Result<Explorer, DbError> {
         let visits = self.first_visits(pos)?;
+        if let Some(bad) = visits
+            .iter()
+            .find(|p| p.mv.is_some_and(|m| !well_formed(pos, m)))
+        {
+            return Err(DbError::Corrupt {
+                path: self.path.clone(),
+                detail: format!("game {}: a stored move does not fit its position", bad.game),
+            });
+        }
         let mut out = Explorer::default();
         let mut by_move: HashMap<Move, (ExplorerMove, u64)> = HashMap::new();
         for p in &visits {

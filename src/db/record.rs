@@ -162,6 +162,9 @@ pub(crate) fn derive(
             found: start.variant().id().to_string(),
         });
     }
+    // The start position's own variant from here on: its piece kinds are the ones the moves
+    // refer to.
+    let variant = start.variant().clone();
     let result = GameResult::parse(&result).ok_or(RecordError::BadResult(result))?;
     let plies = u16::try_from(moves.len()).map_err(|_| RecordError::TooLong(moves.len()))?;
     let standard_start = match standard {
