@@ -26,9 +26,13 @@ fn child_import() {
     };
     let mut db = Database::create_or_open(&path).expect("open");
     let mut importer = db.importer().expect("importer");
-    importer
-        .import_all((0..BATCHES).map(batch), |_| {})
-        .expect("import");
+    // A pause between batches keeps the child running long enough to be killed on any
+    // machine; the writer thread commits meanwhile.
+    let slow = (0..BATCHES).map(|i| {
+        std::thread::sleep(Duration::from_millis(10));
+        batch(i)
+    });
+    importer.import_all(slow, |_| {}).expect("import");
 }
 
 fn game_count(path: &std::path::Path) -> u64 {

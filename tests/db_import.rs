@@ -413,3 +413,42 @@ fn merged_segments_answer_the_same() {
     assert_eq!(db.search_position(&q).unwrap(), before);
     db.integrity_check().unwrap();
 }
+
+#[test]
+fn a_game_that_returns_to_a_position_counts_once_at_its_first_visit() {
+    let (_dir, path) = temp_db();
+    let v = db_common::variant("shatranj");
+    let mut game = kabir::rules::Game::new(Position::start(&v));
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "b1c3", "b8c6"] {
+        let m = kabir::rules::Move::from_uci(uci, game.position()).unwrap();
+        game.play(m).unwrap();
+    }
+    let mut recs = vec![db_common::record_of(&game, &v, 0)];
+    recs.extend(records("shatranj", 5, 0..10, 30));
+    import(&path, recs.clone(), 100);
+    let db = Database::open(&path).unwrap();
+    let start = Position::start(&v);
+    let hits = db.search_position(&start).unwrap();
+    assert_eq!(hits.len(), 11);
+    assert_eq!(hits[0], PositionHit { game: 1, ply: 0 });
+    let ex = db.explore(&start, 20).unwrap();
+    assert_eq!(ex.games, 11);
+    let g1f3 = ex.moves.iter().find(|m| m.uci == "g1f3");
+    assert!(g1f3.is_some_and(|m| m.examples.contains(&1)));
+    // Game 1 played b1c3 at its second visit: not counted for it.
+    assert!(
+        ex.moves
+            .iter()
+            .filter(|m| m.uci == "b1c3")
+            .all(|m| !m.examples.contains(&1))
+    );
+    let after = start.after(kabir::rules::Move::from_uci("g1f3", &start).unwrap());
+    assert_eq!(
+        db.search_position(&after).unwrap(),
+        brute_force(&recs, &after)
+    );
+    assert_eq!(
+        db.search_position(&after).unwrap()[0],
+        PositionHit { game: 1, ply: 1 }
+    );
+}

@@ -241,3 +241,51 @@ pub(crate) fn content_hash(variant: &str, start_fen: &str, moves_blob: &[u8]) ->
     h.field(moves_blob);
     h.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{Options, random_game};
+
+    #[test]
+    fn derivation_matches_the_game() {
+        let v = crate::variants::builtin("tamerlane").unwrap();
+        for i in 0..12 {
+            let game = random_game(&v, 3, i, &Options::default());
+            let record = GameRecord {
+                variant: v.clone(),
+                start: game.start().clone(),
+                moves: game.moves().to_vec(),
+                tags: Vec::new(),
+                result: game.status().outcome().map_or("*", |o| o.as_pgn()).into(),
+                pgn: String::new(),
+            };
+            let d = derive(record, None).unwrap();
+            assert_eq!(d.hashes, game.hashes().collect::<Vec<_>>());
+            assert!(d.standard_start);
+            assert_eq!(d.plies as usize, game.moves().len());
+            let count = |k: MoveKind| game.moves().iter().filter(|m| m.kind == k).count() as u64;
+            assert_eq!(d.special.swaps, count(MoveKind::Swap));
+            assert_eq!(d.special.lifts, count(MoveKind::Lift));
+            assert_eq!(d.special.relocations, count(MoveKind::Relocation));
+            let promoted = game
+                .moves()
+                .iter()
+                .filter(|m| m.promotion.is_some())
+                .count() as u64;
+            let s = &d.special;
+            assert_eq!(s.promotions + s.arrivals + s.adventitious_kings, promoted);
+            let by_kind: u64 = s.promotions_by_kind.iter().map(|(_, n)| n).sum();
+            assert_eq!(by_kind, s.promotions);
+            assert_eq!(codec::decode_moves(&d.moves_blob).unwrap(), game.moves());
+            let end = GameEnd::of(game.position().status());
+            assert_eq!(d.end, end);
+        }
+    }
+
+    #[test]
+    fn content_hash_separates_fields() {
+        assert_ne!(content_hash("ab", "c", &[]), content_hash("a", "bc", &[]));
+        assert_eq!(content_hash("a", "b", &[1]), content_hash("a", "b", &[1]));
+    }
+}
