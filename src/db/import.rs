@@ -48,9 +48,13 @@ impl BatchStats {
 /// A batch after derivation: ready for the writer.
 pub(crate) struct Prepared {
     games: Vec<Result<Derived, RecordError>>,
-    /// Index entries with the batch-local game number in `game`, sorted by (variant number,
-    /// hash, game, ply).
-    entries: Vec<(u16, Posting)>,
+    /// Index entries with the batch-local game number in `game`, grouped by (variant number,
+    /// bucket) and sorted by hash within each group; entries of one hash stay in (game, ply)
+    /// order.
+    entries: Vec<Posting>,
+    /// Where each group starts in `entries` (group `g` is variant `g >> BUCKET_BITS`, bucket
+    /// `g & (buckets - 1)`), and the end.
+    offsets: Vec<usize>,
     /// The variants of the batch, numbered in order of appearance.
     variants: Vec<Arc<Variant>>,
 }
@@ -94,52 +98,49 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
         offsets[i] += offsets[i - 1];
     }
     let total = offsets.last().copied().unwrap_or(0);
-    let placeholder = (
-        0u16,
-        Posting {
-            hash: 0,
-            game: 0,
-            ply: 0,
-            mv: None,
-            result: GameResult::Unknown,
-            standard_start: false,
-            plies: 0,
-        },
-    );
+    let placeholder = Posting {
+        hash: 0,
+        game: 0,
+        ply: 0,
+        mv: None,
+        result: GameResult::Unknown,
+        standard_start: false,
+        plies: 0,
+    };
     let mut entries = vec![placeholder; total];
     let mut next = offsets.clone();
+    // Games in order and plies in order: each group is filled in (game, ply) order.
     for (i, (g, &vn)) in games.iter().zip(&numbers).enumerate() {
         let Ok(d) = g else { continue };
         for (ply, &hash) in d.hashes.iter().enumerate() {
             let slot = &mut next[group(vn, hash)];
-            entries[*slot] = (
-                vn,
-                Posting {
-                    hash,
-                    game: i as u32,
-                    ply: ply as u16,
-                    mv: d.moves.get(ply).copied(),
-                    result: d.result,
-                    standard_start: d.standard_start,
-                    plies: d.plies,
-                },
-            );
+            entries[*slot] = Posting {
+                hash,
+                game: i as u32,
+                ply: ply as u16,
+                mv: d.moves.get(ply).copied(),
+                result: d.result,
+                standard_start: d.standard_start,
+                plies: d.plies,
+            };
             *slot += 1;
         }
     }
-    let mut slices: Vec<&mut [(u16, Posting)]> = Vec::with_capacity(offsets.len());
-    let mut rest: &mut [(u16, Posting)] = &mut entries;
+    let mut slices: Vec<&mut [Posting]> = Vec::with_capacity(offsets.len());
+    let mut rest: &mut [Posting] = &mut entries;
     for w in offsets.windows(2) {
         let (head, tail) = rest.split_at_mut(w[1] - w[0]);
         slices.push(head);
         rest = tail;
     }
+    // A stable sort by hash keeps the (game, ply) order of equal hashes.
     slices
         .into_par_iter()
-        .for_each(|s| s.sort_unstable_by_key(|(_, p)| p.key()));
+        .for_each(|s| s.sort_by_key(|p| p.hash));
     Prepared {
         games,
         entries,
+        offsets,
         variants,
     }
 }
@@ -419,31 +420,32 @@ fn write_batch(
         *games_per_variant.entry(v).or_default() += 1;
         stats.imported += 1;
     }
-    // One segment per variant; entries arrive sorted by variant number, then (hash, local
-    // game, ply). Ids grow with the local number, so the order holds with ids in place.
+    // One segment per variant; groups come in (variant number, bucket) order, entries of a
+    // group in (hash, local game, ply) order. Ids grow with the local number, so the order
+    // holds with ids in place.
     let mut grown = Vec::new();
-    let mut writer: Option<(u16, SegmentWriter)> = None;
-    for (vn, p) in &prepared.entries {
-        let Some(id) = ids.get(p.game as usize).copied().flatten() else {
+    let buckets = 1usize << BUCKET_BITS;
+    for (vn, variant) in variant_ids.iter().enumerate() {
+        let groups = prepared.offsets.get(vn * buckets..=(vn + 1) * buckets);
+        let (Some(&from), Some(&to)) = (
+            groups.and_then(|g| g.first()),
+            groups.and_then(|g| g.last()),
+        ) else {
             continue;
         };
-        if writer.as_ref().is_none_or(|(n, _)| n != vn) {
-            if let Some((_, w)) = writer.take() {
-                stats.positions += w.postings;
-                w.finish(tx)?;
+        let games = games_per_variant.get(variant).copied().unwrap_or(0);
+        if games == 0 {
+            continue;
+        }
+        let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
+        for p in prepared.entries.get(from..to).unwrap_or(&[]) {
+            if let Some(id) = ids.get(p.game as usize).copied().flatten() {
+                writer.push(tx, &Posting { game: id, ..*p })?;
             }
-            let v = variant_ids.get(*vn as usize).copied().unwrap_or(0);
-            let games = games_per_variant.get(&v).copied().unwrap_or(0);
-            writer = Some((*vn, SegmentWriter::new(tx, v, 0, games)?));
-            grown.push(v);
         }
-        if let Some((_, w)) = writer.as_mut() {
-            w.push(tx, &Posting { game: id, ..*p })?;
-        }
-    }
-    if let Some((_, w)) = writer.take() {
-        stats.positions += w.postings;
-        w.finish(tx)?;
+        stats.positions += writer.postings;
+        writer.finish(tx)?;
+        grown.push(*variant);
     }
     Ok((stats, grown))
 }
