@@ -213,15 +213,35 @@ impl Importer<'_> {
         let mut totals = BatchStats::default();
         let (to_writer, from_main) = std::sync::mpsc::sync_channel::<Prepared>(1);
         let (to_main, results) = std::sync::mpsc::channel::<Result<BatchStats, DbError>>();
+        // Checkpoints (copying the WAL into the database file) run on a connection of their
+        // own, so that the writer goes on with the next batch meanwhile.
+        let checkpointer = rusqlite::Connection::open(&self.db.path).ok();
+        let (to_checkpointer, commits) = std::sync::mpsc::channel::<()>();
+        if checkpointer.is_some() {
+            let _ = self.db.conn.execute_batch("PRAGMA wal_autocheckpoint = 0");
+        }
         std::thread::scope(|scope| {
+            if let Some(conn) = checkpointer {
+                scope.spawn(move || {
+                    while commits.recv().is_ok() {
+                        while commits.try_recv().is_ok() {}
+                        let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                    }
+                });
+            }
             let writer = scope.spawn(move || {
                 for prepared in from_main {
                     let r = self.write(prepared);
                     let failed = r.is_err();
+                    let _ = to_checkpointer.send(());
                     if to_main.send(r).is_err() || failed {
                         break;
                     }
                 }
+                let _ = self
+                    .db
+                    .conn
+                    .execute_batch("PRAGMA wal_autocheckpoint = 1000");
             });
             let mut outcome = Ok(());
             let mut drain = |totals: &mut BatchStats, block: bool| -> Result<(), DbError> {
