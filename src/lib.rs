@@ -1,8 +1,9 @@
 //! kabir: rules, notation and a game database for the Shatranj family of chess games.
 //!
 //! The crate is layered so that data flows one way:
-//! text ([`notation`]) -> games and moves ([`rules`]) -> rows and answers (database, queries).
+//! text ([`notation`]) -> games and moves ([`rules`]) -> rows and answers ([`db`]).
 //! Variant definitions ([`variants`]) are data files compiled into [`rules::Variant`] values.
+pub mod db;
 pub mod generate;
 pub mod notation;
 pub mod replay;

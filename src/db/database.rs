@@ -1,0 +1,273 @@
+//! Opening and creating database files.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::error::DbError;
+use super::schema::{self, APPLICATION_ID, VERSION};
+
+/// How long a writer waits for another writer's transaction before giving up.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A game database file.
+pub struct Database {
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
+    pub(crate) read_only: bool,
+    pub(crate) busy_ms: u64,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("path", &self.path)
+            .field("read_only", &self.read_only)
+            .finish()
+    }
+}
+
+impl Drop for Database {
+    /// A writer leaves the file in rollback-journal mode when it is the last connection, so
+    /// that a later read-only open needs no `-wal` or `-shm` file and creates none. With other
+    /// connections open the switch fails at once and the file stays in WAL mode.
+    fn drop(&mut self) {
+        if !self.read_only {
+            let _ = self.conn.busy_timeout(Duration::ZERO);
+            let _ = self
+                .conn
+                .query_row("PRAGMA journal_mode = DELETE", [], |_| Ok(()));
+        }
+    }
+}
+
+fn check_not_directory(path: &Path) -> Result<Option<std::fs::Metadata>, DbError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(DbError::IsDirectory {
+            path: path.to_path_buf(),
+        }),
+        Ok(m) => Ok(Some(m)),
+        Err(_) => Ok(None),
+    }
+}
+
+impl Database {
+    /// Opens an existing database for queries only. Never creates or changes a file; refuses
+    /// a database whose schema is older or newer than this code's.
+    pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
+        let path = path.as_ref();
+        if check_not_directory(path)?.is_none() {
+            return Err(DbError::NotFound {
+                path: path.to_path_buf(),
+            });
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| DbError::from_sqlite(path, e, 0))?;
+        let mut db = Database {
+            conn,
+            path: path.to_path_buf(),
+            read_only: true,
+            busy_ms: 0,
+        };
+        db.set_busy_timeout(DEFAULT_BUSY_TIMEOUT)?;
+        let (app, version) = db.header()?;
+        if app != APPLICATION_ID {
+            return Err(if app == 0 && version == 0 && !db.has_tables()? {
+                DbError::NotADatabase {
+                    path: path.to_path_buf(),
+                }
+            } else {
+                DbError::ForeignDatabase {
+                    path: path.to_path_buf(),
+                }
+            });
+        }
+        db.check_version(version)?;
+        if version < VERSION {
+            return Err(DbError::OlderSchema {
+                path: path.to_path_buf(),
+                found: version,
+                known: VERSION,
+            });
+        }
+        Ok(db)
+    }
+
+    /// Opens a database for importing and queries, creating the file if needed and migrating
+    /// an older schema forward.
+    pub fn create_or_open(path: impl AsRef<Path>) -> Result<Database, DbError> {
+        let path = path.as_ref();
+        if let Some(meta) = check_not_directory(path)?
+            && meta.permissions().readonly()
+        {
+            return Err(DbError::ReadOnly {
+                path: path.to_path_buf(),
+            });
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| DbError::from_sqlite(path, e, 0))?;
+        let mut db = Database {
+            conn,
+            path: path.to_path_buf(),
+            read_only: false,
+            busy_ms: 0,
+        };
+        db.set_busy_timeout(DEFAULT_BUSY_TIMEOUT)?;
+        let (app, version) = db.header()?;
+        if app != APPLICATION_ID && (app != 0 || version != 0 || db.has_tables()?) {
+            return Err(DbError::ForeignDatabase {
+                path: path.to_path_buf(),
+            });
+        }
+        db.check_version(version)?;
+        // WAL: readers never block the writer and a crash loses only uncommitted batches.
+        // NORMAL synchronisation is durable to the last checkpoint and never corrupts in WAL.
+        db.enter_wal()?;
+        db.conn
+            .execute_batch("PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
+            .map_err(|e| db.err(e))?;
+        if version < VERSION {
+            db.migrate()?;
+        }
+        Ok(db)
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the database was opened with [`Database::open`].
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// The schema version of the file.
+    pub fn schema_version(&self) -> Result<u32, DbError> {
+        self.header().map(|(_, v)| v)
+    }
+
+    /// How long to wait for another writer before failing with [`DbError::Busy`].
+    pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), DbError> {
+        self.busy_ms = timeout.as_millis().try_into().unwrap_or(u64::MAX);
+        self.conn.busy_timeout(timeout).map_err(|e| self.err(e))
+    }
+
+    /// Runs SQLite's own consistency check; `Ok(())` when it answers `ok`.
+    pub fn integrity_check(&self) -> Result<(), DbError> {
+        let answer: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if answer == "ok" {
+            Ok(())
+        } else {
+            Err(DbError::Corrupt {
+                path: self.path.clone(),
+                detail: answer,
+            })
+        }
+    }
+
+    /// The underlying connection, for plain-SQL reading (the schema is documented in
+    /// `docs/DATABASE.md`).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub(crate) fn err(&self, e: rusqlite::Error) -> DbError {
+        DbError::from_sqlite(&self.path, e, self.busy_ms)
+    }
+
+    fn header(&self) -> Result<(i32, u32), DbError> {
+        let app: i32 = self
+            .conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok((app, u32::try_from(version).unwrap_or(u32::MAX)))
+    }
+
+    /// Switches to WAL mode. The switch needs the file to itself for a moment, and SQLite does
+    /// not wait for that on its own: retry until the busy timeout.
+    fn enter_wal(&self) -> Result<(), DbError> {
+        let start = std::time::Instant::now();
+        loop {
+            match self
+                .conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            {
+                Ok(_) => return Ok(()),
+                Err(e)
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && (start.elapsed().as_millis() as u64) < self.busy_ms =>
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => return Err(self.err(e)),
+            }
+        }
+    }
+
+    fn has_tables(&self) -> Result<bool, DbError> {
+        self.conn
+            .query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n > 0)
+            .map_err(|e| self.err(e))
+    }
+
+    fn check_version(&self, version: u32) -> Result<(), DbError> {
+        if version > VERSION {
+            return Err(DbError::NewerSchema {
+                path: self.path.clone(),
+                found: version,
+                known: VERSION,
+            });
+        }
+        Ok(())
+    }
+
+    /// Brings the schema to [`VERSION`], in one transaction; safe when two processes race.
+    fn migrate(&mut self) -> Result<(), DbError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))?;
+        let version: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))?;
+        let version = u32::try_from(version).unwrap_or(u32::MAX);
+        if version > VERSION {
+            return Err(DbError::NewerSchema {
+                path: self.path.clone(),
+                found: version,
+                known: VERSION,
+            });
+        }
+        if version == VERSION {
+            return Ok(());
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+            tx.execute_batch(sql)
+                .and_then(|_| tx.pragma_update(None, "user_version", i as i64 + 1))
+                .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))?;
+        }
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))?;
+        tx.commit()
+            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))
+    }
+}

@@ -1,0 +1,479 @@
+//! Importing batches of games: parallel derivation, one writer, one transaction per batch.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use crate::rules::{Position, Variant};
+
+use super::codec::{GameResult, Posting, to_sql};
+use super::database::Database;
+use super::error::DbError;
+use super::index::{self, SegmentWriter};
+use super::record::{self, Derived, GameRecord, RecordError};
+use super::schema::{BUCKET_BITS, bucket};
+
+/// A record that was not stored, by its place in the batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    pub index: usize,
+    pub error: RecordError,
+}
+
+/// What one batch did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    /// Games stored.
+    pub imported: u64,
+    /// Games already in the database or earlier in the batch (same variant, start position
+    /// and moves), not stored again.
+    pub duplicates: u64,
+    /// Records refused as malformed.
+    pub rejected: Vec<Rejected>,
+    /// Index entries written (one per position of each stored game).
+    pub positions: u64,
+}
+
+impl BatchStats {
+    /// Adds another batch's counts to these (rejections are not kept).
+    pub fn add(&mut self, other: &BatchStats) {
+        self.imported += other.imported;
+        self.duplicates += other.duplicates;
+        self.positions += other.positions;
+    }
+}
+
+/// A batch after derivation: ready for the writer.
+pub(crate) struct Prepared {
+    games: Vec<Result<Derived, RecordError>>,
+    /// Index entries with the batch-local game number in `game`, grouped by (variant number,
+    /// bucket) and sorted by hash within each group; entries of one hash stay in (game, ply)
+    /// order.
+    entries: Vec<Posting>,
+    /// Where each group starts in `entries` (group `g` is variant `g >> BUCKET_BITS`, bucket
+    /// `g & (buckets - 1)`), and the end.
+    offsets: Vec<usize>,
+    /// The variants of the batch, numbered in order of appearance.
+    variants: Vec<Arc<Variant>>,
+}
+
+/// Replays and hashes a batch on all cores.
+pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
+    // The start position of the batch's first variant, parsed once (nearly every batch has
+    // one variant).
+    let standard = records.first().map(|r| Position::start(&r.variant));
+    let games: Vec<Result<Derived, RecordError>> = records
+        .into_par_iter()
+        .map(|r| record::derive(r, standard.as_ref()))
+        .collect();
+    let mut variants: Vec<Arc<Variant>> = Vec::new();
+    let numbers: Vec<u16> = games
+        .iter()
+        .map(|g| match g {
+            Ok(d) => match variants.iter().position(|v| v.id() == d.variant.id()) {
+                Some(i) => i as u16,
+                None => {
+                    variants.push(d.variant.clone());
+                    (variants.len() - 1) as u16
+                }
+            },
+            Err(_) => 0,
+        })
+        .collect();
+    // Counting sort into (variant number, bucket) groups, then each group sorted on its own:
+    // much faster than one sort of millions of entries.
+    let buckets = 1usize << BUCKET_BITS;
+    let group = |vn: u16, hash: u64| vn as usize * buckets + bucket(hash) as usize;
+    let mut offsets = vec![0usize; variants.len() * buckets + 1];
+    for (g, &vn) in games.iter().zip(&numbers) {
+        if let Ok(d) = g {
+            for &h in &d.hashes {
+                offsets[group(vn, h) + 1] += 1;
+            }
+        }
+    }
+    for i in 1..offsets.len() {
+        offsets[i] += offsets[i - 1];
+    }
+    let total = offsets.last().copied().unwrap_or(0);
+    let placeholder = Posting {
+        hash: 0,
+        game: 0,
+        ply: 0,
+        mv: None,
+        result: GameResult::Unknown,
+        standard_start: false,
+        plies: 0,
+    };
+    let mut entries = vec![placeholder; total];
+    let mut next = offsets.clone();
+    // Games in order and plies in order: each group is filled in (game, ply) order.
+    for (i, (g, &vn)) in games.iter().zip(&numbers).enumerate() {
+        let Ok(d) = g else { continue };
+        for (ply, &hash) in d.hashes.iter().enumerate() {
+            let slot = &mut next[group(vn, hash)];
+            entries[*slot] = Posting {
+                hash,
+                game: i as u32,
+                ply: ply as u16,
+                mv: d.moves.get(ply).copied(),
+                result: d.result,
+                standard_start: d.standard_start,
+                plies: d.plies,
+            };
+            *slot += 1;
+        }
+    }
+    let mut slices: Vec<&mut [Posting]> = Vec::with_capacity(offsets.len());
+    let mut rest: &mut [Posting] = &mut entries;
+    for w in offsets.windows(2) {
+        let (head, tail) = rest.split_at_mut(w[1] - w[0]);
+        slices.push(head);
+        rest = tail;
+    }
+    // A stable sort by hash keeps the (game, ply) order of equal hashes.
+    slices
+        .into_par_iter()
+        .for_each(|s| s.sort_by_key(|p| p.hash));
+    Prepared {
+        games,
+        entries,
+        offsets,
+        variants,
+    }
+}
+
+/// Imports batches of games into a database opened for writing.
+pub struct Importer<'db> {
+    db: &'db mut Database,
+    merge_tiers: bool,
+}
+
+impl Database {
+    /// An importer writing to this database.
+    pub fn importer(&mut self) -> Result<Importer<'_>, DbError> {
+        if self.read_only {
+            return Err(DbError::OpenedReadOnly);
+        }
+        Ok(Importer {
+            db: self,
+            merge_tiers: true,
+        })
+    }
+
+    /// Merges each variant's index segments into one (after many small imports).
+    pub fn compact(&mut self) -> Result<(), DbError> {
+        if self.read_only {
+            return Err(DbError::OpenedReadOnly);
+        }
+        for v in self.variant_ids()? {
+            index::merge_all(&mut self.conn, v).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    fn variant_ids(&self) -> Result<Vec<i64>, DbError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id FROM variant ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        stmt.query_map([], |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.err(e))
+    }
+}
+
+impl Importer<'_> {
+    /// Whether to merge the index's segments in tiers after each batch (on by default). Off,
+    /// each batch leaves its own segment until [`Database::compact`].
+    pub fn set_merge_tiers(&mut self, on: bool) {
+        self.merge_tiers = on;
+    }
+
+    /// Derives and stores one batch, in one transaction.
+    pub fn import_batch(&mut self, records: Vec<GameRecord>) -> Result<BatchStats, DbError> {
+        let prepared = prepare(records);
+        self.write(prepared)
+    }
+
+    /// Imports a stream of batches, deriving each batch on all cores while the previous one is
+    /// written. At most three batches are in memory at once. `on_batch` sees each committed
+    /// batch's stats; the totals are returned. Stops at the first error: the batches committed
+    /// before it stay.
+    pub fn import_all<I>(
+        &mut self,
+        batches: I,
+        mut on_batch: impl FnMut(&BatchStats),
+    ) -> Result<BatchStats, DbError>
+    where
+        I: IntoIterator<Item = Vec<GameRecord>>,
+    {
+        let mut totals = BatchStats::default();
+        let (to_writer, from_main) = std::sync::mpsc::sync_channel::<Prepared>(1);
+        let (to_main, results) = std::sync::mpsc::channel::<Result<BatchStats, DbError>>();
+        // Checkpoints (copying the WAL into the database file) run on a connection of their
+        // own, so that the writer goes on with the next batch meanwhile.
+        let checkpointer = rusqlite::Connection::open(&self.db.path).ok();
+        let (to_checkpointer, commits) = std::sync::mpsc::channel::<()>();
+        if checkpointer.is_some() {
+            let _ = self.db.conn.execute_batch("PRAGMA wal_autocheckpoint = 0");
+        }
+        std::thread::scope(|scope| {
+            if let Some(conn) = checkpointer {
+                scope.spawn(move || {
+                    while commits.recv().is_ok() {
+                        while commits.try_recv().is_ok() {}
+                        let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                    }
+                });
+            }
+            let writer = scope.spawn(move || {
+                for prepared in from_main {
+                    let r = self.write(prepared);
+                    let failed = r.is_err();
+                    let _ = to_checkpointer.send(());
+                    if to_main.send(r).is_err() || failed {
+                        break;
+                    }
+                }
+                let _ = self
+                    .db
+                    .conn
+                    .execute_batch("PRAGMA wal_autocheckpoint = 1000");
+            });
+            let mut outcome = Ok(());
+            let mut drain = |totals: &mut BatchStats, block: bool| -> Result<(), DbError> {
+                loop {
+                    let r = if block {
+                        match results.recv() {
+                            Ok(r) => r,
+                            Err(_) => return Ok(()),
+                        }
+                    } else {
+                        match results.try_recv() {
+                            Ok(r) => r,
+                            Err(_) => return Ok(()),
+                        }
+                    };
+                    let stats = r?;
+                    totals.add(&stats);
+                    on_batch(&stats);
+                }
+            };
+            for batch in batches {
+                let prepared = prepare(batch);
+                if let Err(e) = drain(&mut totals, false) {
+                    outcome = Err(e);
+                    break;
+                }
+                if to_writer.send(prepared).is_err() {
+                    break;
+                }
+            }
+            drop(to_writer);
+            let _ = writer.join();
+            if outcome.is_ok() {
+                outcome = drain(&mut totals, true);
+            }
+            outcome
+        })?;
+        Ok(totals)
+    }
+
+    /// Stores a derived batch: duplicates found, games inserted, one index segment per variant.
+    fn write(&mut self, prepared: Prepared) -> Result<BatchStats, DbError> {
+        let db = &mut *self.db;
+        let path = db.path.clone();
+        let busy = db.busy_ms;
+        let err = |e: rusqlite::Error| DbError::from_sqlite(&path, e, busy);
+        let tx = db
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let stats = write_batch(&tx, &prepared).map_err(|e| match e {
+            WriteError::Sql(e) => err(e),
+            WriteError::TooManyGames => DbError::TooManyGames,
+        })?;
+        tx.commit().map_err(err)?;
+        if self.merge_tiers {
+            for v in &stats.1 {
+                index::merge_tiers(&mut db.conn, *v).map_err(err)?;
+            }
+        }
+        Ok(stats.0)
+    }
+}
+
+enum WriteError {
+    Sql(rusqlite::Error),
+    TooManyGames,
+}
+
+impl From<rusqlite::Error> for WriteError {
+    fn from(e: rusqlite::Error) -> Self {
+        WriteError::Sql(e)
+    }
+}
+
+/// The database id of a variant, created if new.
+fn variant_id(tx: &Transaction<'_>, name: &str) -> rusqlite::Result<i64> {
+    tx.prepare_cached("INSERT OR IGNORE INTO variant (name) VALUES (?1)")?
+        .execute(params![name])?;
+    tx.prepare_cached("SELECT id FROM variant WHERE name = ?1")?
+        .query_row(params![name], |r| r.get(0))
+}
+
+/// Whether the database already holds a game with this content.
+fn stored(tx: &Transaction<'_>, variant: i64, d: &Derived) -> rusqlite::Result<bool> {
+    let mut stmt =
+        tx.prepare_cached("SELECT start_fen, moves FROM game WHERE content = ?1 AND variant = ?2")?;
+    let mut rows = stmt.query(params![to_sql(d.content), variant])?;
+    while let Some(row) = rows.next()? {
+        let fen = row.get_ref(0)?.as_str()?;
+        let moves = row.get_ref(1)?.as_blob()?;
+        if fen == d.start_fen && moves == d.moves_blob.as_slice() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn tag<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    tags.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, WriteError> {
+    let s = &d.special;
+    tx.prepare_cached(
+        "INSERT INTO game (variant, content, start_fen, standard_start, moves, plies, result,
+             termination, white, black, event, site, date, round, swaps, lifts, relocations,
+             promotions, arrivals, adventitious_kings, citadel_entries)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+             ?19, ?20, ?21)",
+    )?
+    .execute(params![
+        variant,
+        to_sql(d.content),
+        d.start_fen,
+        d.standard_start,
+        d.moves_blob,
+        d.plies,
+        d.result.as_str(),
+        d.end.as_str(),
+        tag(&d.tags, "White"),
+        tag(&d.tags, "Black"),
+        tag(&d.tags, "Event"),
+        tag(&d.tags, "Site"),
+        tag(&d.tags, "Date"),
+        tag(&d.tags, "Round"),
+        s.swaps as i64,
+        s.lifts as i64,
+        s.relocations as i64,
+        s.promotions as i64,
+        s.arrivals as i64,
+        s.adventitious_kings as i64,
+        s.citadel_entries as i64,
+    ])?;
+    let id = tx.last_insert_rowid();
+    let id = u32::try_from(id).map_err(|_| WriteError::TooManyGames)?;
+    let tags = serde_json::to_string(&d.tags).unwrap_or_else(|_| "[]".to_string());
+    tx.prepare_cached("INSERT INTO game_text (game, tags, pgn) VALUES (?1, ?2, ?3)")?
+        .execute(params![id, tags, d.pgn])?;
+    for (kind, count) in &s.promotions_by_kind {
+        tx.prepare_cached("INSERT INTO promotion (game, kind, count) VALUES (?1, ?2, ?3)")?
+            .execute(params![id, kind, *count as i64])?;
+    }
+    Ok(id)
+}
+
+/// The batch's rows, inside the caller's transaction. Returns the stats and the variants
+/// whose index grew.
+fn write_batch(
+    tx: &Transaction<'_>,
+    prepared: &Prepared,
+) -> Result<(BatchStats, Vec<i64>), WriteError> {
+    let mut stats = BatchStats::default();
+    let variant_ids: Vec<i64> = prepared
+        .variants
+        .iter()
+        .map(|v| variant_id(tx, v.id()))
+        .collect::<Result<_, _>>()?;
+    let variant_of = |d: &Derived| -> i64 {
+        prepared
+            .variants
+            .iter()
+            .position(|v| v.id() == d.variant.id())
+            .and_then(|i| variant_ids.get(i).copied())
+            .unwrap_or(0)
+    };
+    // Game ids by batch-local number; `None` for duplicates and rejected records.
+    let mut ids: Vec<Option<u32>> = vec![None; prepared.games.len()];
+    let mut seen: HashMap<(i64, u64), Vec<usize>> = HashMap::new();
+    let mut games_per_variant: HashMap<i64, u64> = HashMap::new();
+    for (i, g) in prepared.games.iter().enumerate() {
+        let d = match g {
+            Ok(d) => d,
+            Err(e) => {
+                stats.rejected.push(Rejected {
+                    index: i,
+                    error: e.clone(),
+                });
+                continue;
+            }
+        };
+        let v = variant_of(d);
+        let earlier = seen.entry((v, d.content)).or_default();
+        let in_batch = earlier.iter().any(|&j| {
+            matches!(&prepared.games[j], Ok(o) if o.start_fen == d.start_fen
+                && o.moves_blob == d.moves_blob)
+        });
+        if in_batch || stored(tx, v, d)? {
+            stats.duplicates += 1;
+            continue;
+        }
+        earlier.push(i);
+        ids[i] = Some(insert_game(tx, v, d)?);
+        *games_per_variant.entry(v).or_default() += 1;
+        stats.imported += 1;
+    }
+    // One segment per variant; groups come in (variant number, bucket) order, entries of a
+    // group in (hash, local game, ply) order. Ids grow with the local number, so the order
+    // holds with ids in place.
+    let mut grown = Vec::new();
+    let buckets = 1usize << BUCKET_BITS;
+    for (vn, variant) in variant_ids.iter().enumerate() {
+        let groups = prepared.offsets.get(vn * buckets..=(vn + 1) * buckets);
+        let (Some(&from), Some(&to)) = (
+            groups.and_then(|g| g.first()),
+            groups.and_then(|g| g.last()),
+        ) else {
+            continue;
+        };
+        let games = games_per_variant.get(variant).copied().unwrap_or(0);
+        if games == 0 {
+            continue;
+        }
+        let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
+        for p in prepared.entries.get(from..to).unwrap_or(&[]) {
+            if let Some(id) = ids.get(p.game as usize).copied().flatten() {
+                writer.push(tx, &Posting { game: id, ..*p })?;
+            }
+        }
+        stats.positions += writer.postings;
+        writer.finish(tx)?;
+        grown.push(*variant);
+    }
+    Ok((stats, grown))
+}
+
+/// Looks up the id of the variant named `name`, if the database has it.
+pub(crate) fn find_variant(db: &Database, name: &str) -> Result<Option<i64>, DbError> {
+    db.conn
+        .prepare_cached("SELECT id FROM variant WHERE name = ?1")
+        .and_then(|mut s| s.query_row(params![name], |r| r.get(0)).optional())
+        .map_err(|e| db.err(e))
+}

@@ -1,0 +1,215 @@
+//! The position index: sorted segments of fixed-size entries, split into hash buckets.
+//!
+//! Each imported batch adds one *segment* per variant. A segment stores its entries (see
+//! [`Posting`]) sorted by (hash, game, ply), cut into one blob per hash bucket (the top
+//! [`BUCKET_BITS`](super::schema::BUCKET_BITS) bits of the hash). Finding a hash reads the
+//! bucket's blob of every segment and binary-searches each. Segments are merged in tiers
+//! (like a log-structured merge tree) so that a bucket never has more than a few blobs per
+//! level. See `docs/DATABASE.md`.
+
+use rusqlite::{Transaction, params};
+
+use super::codec::{Posting, posting_count, postings_with_hash};
+use super::schema::bucket;
+
+/// Segments of one level merged into one of the next level once there are this many.
+pub const MERGE_FANOUT: i64 = 8;
+
+/// Segments with at least this many entries are left alone by [`merge_tiers`]: a lookup costs
+/// one seek and one binary search per segment, so a few large segments cost little, while
+/// merging them would rewrite much of the index. [`merge_all`] merges them too.
+pub const MERGE_LIMIT: i64 = 1 << 20;
+
+/// Writes one segment: entries must come in (hash, game, ply) order.
+pub(crate) struct SegmentWriter {
+    variant: i64,
+    segment: i64,
+    bucket: Option<i64>,
+    blob: Vec<u8>,
+    pub(crate) postings: u64,
+}
+
+impl SegmentWriter {
+    /// Starts a segment of `level` for `variant`; `games` is recorded for information.
+    pub(crate) fn new(
+        tx: &Transaction<'_>,
+        variant: i64,
+        level: i64,
+        games: u64,
+    ) -> rusqlite::Result<SegmentWriter> {
+        tx.prepare_cached(
+            "INSERT INTO segment (variant, level, games, postings) VALUES (?1, ?2, ?3, 0)",
+        )?
+        .execute(params![variant, level, games as i64])?;
+        Ok(SegmentWriter {
+            variant,
+            segment: tx.last_insert_rowid(),
+            bucket: None,
+            blob: Vec::new(),
+            postings: 0,
+        })
+    }
+
+    pub(crate) fn push(&mut self, tx: &Transaction<'_>, p: &Posting) -> rusqlite::Result<()> {
+        let b = bucket(p.hash);
+        if self.bucket != Some(b) {
+            self.flush(tx)?;
+            self.bucket = Some(b);
+        }
+        p.write(&mut self.blob);
+        self.postings += 1;
+        Ok(())
+    }
+
+    fn flush(&mut self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        if let Some(b) = self.bucket
+            && !self.blob.is_empty()
+        {
+            tx.prepare_cached(
+                "INSERT INTO posting (variant, bucket, segment, entries) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![self.variant, b, self.segment, &self.blob])?;
+        }
+        self.blob.clear();
+        Ok(())
+    }
+
+    /// Writes the last bucket and the segment's entry count.
+    pub(crate) fn finish(mut self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        self.flush(tx)?;
+        tx.prepare_cached("UPDATE segment SET postings = ?1 WHERE id = ?2")?
+            .execute(params![self.postings as i64, self.segment])?;
+        Ok(())
+    }
+}
+
+/// Every index entry of `variant` whose hash is `hash`, in (game, ply) order.
+pub(crate) fn lookup(
+    conn: &rusqlite::Connection,
+    variant: i64,
+    hash: u64,
+) -> rusqlite::Result<Vec<Posting>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT entries FROM posting WHERE variant = ?1 AND bucket = ?2")?;
+    let mut rows = stmt.query(params![variant, bucket(hash)])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let blob = row.get_ref(0)?.as_blob()?;
+        out.extend(postings_with_hash(blob, hash));
+    }
+    out.sort_unstable_by_key(|p| (p.game, p.ply));
+    Ok(out)
+}
+
+/// Merges full tiers of `variant`'s small segments: while some level has [`MERGE_FANOUT`]
+/// segments of fewer than [`MERGE_LIMIT`] entries, the oldest become one segment of the next
+/// level. Each merge is its own transaction.
+/// Returns the number of merges made.
+pub(crate) fn merge_tiers(
+    conn: &mut rusqlite::Connection,
+    variant: i64,
+) -> rusqlite::Result<usize> {
+    let mut merges = 0;
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let full: Option<i64> = tx
+            .query_row(
+                "SELECT level FROM segment WHERE variant = ?1 AND postings < ?3 GROUP BY level
+                 HAVING count(*) >= ?2 ORDER BY level LIMIT 1",
+                params![variant, MERGE_FANOUT, MERGE_LIMIT],
+                |r| r.get(0),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })?;
+        let Some(level) = full else {
+            return Ok(merges);
+        };
+        let ids: Vec<(i64, i64)> = tx
+            .prepare(
+                "SELECT id, games FROM segment WHERE variant = ?1 AND level = ?2 AND postings < ?4
+                 ORDER BY id LIMIT ?3",
+            )?
+            .query_map(params![variant, level, MERGE_FANOUT, MERGE_LIMIT], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        merge(&tx, variant, level + 1, &ids)?;
+        tx.commit()?;
+        merges += 1;
+    }
+}
+
+/// Merges every segment of `variant` into one.
+pub(crate) fn merge_all(conn: &mut rusqlite::Connection, variant: i64) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let ids: Vec<(i64, i64, i64)> = tx
+        .prepare("SELECT id, games, level FROM segment WHERE variant = ?1 ORDER BY id")?
+        .query_map(params![variant], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    if ids.len() > 1 {
+        let level = ids.iter().map(|s| s.2).max().unwrap_or(0) + 1;
+        let pairs: Vec<(i64, i64)> = ids.iter().map(|s| (s.0, s.1)).collect();
+        merge(&tx, variant, level, &pairs)?;
+    }
+    tx.commit()
+}
+
+/// Replaces the segments `ids` (id, games) by one segment of `level`, bucket by bucket.
+fn merge(
+    tx: &Transaction<'_>,
+    variant: i64,
+    level: i64,
+    ids: &[(i64, i64)],
+) -> rusqlite::Result<()> {
+    let games: i64 = ids.iter().map(|s| s.1).sum();
+    let mut out = SegmentWriter::new(tx, variant, level, games as u64)?;
+    let placeholders = vec!["?"; ids.len()].join(",");
+    let buckets: Vec<i64> = {
+        let sql = format!(
+            "SELECT DISTINCT bucket FROM posting WHERE variant = ? AND segment IN ({placeholders})
+             ORDER BY bucket"
+        );
+        let mut stmt = tx.prepare(&sql)?;
+        let args: Vec<i64> = std::iter::once(variant)
+            .chain(ids.iter().map(|s| s.0))
+            .collect();
+        stmt.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?
+            .collect::<Result<_, _>>()?
+    };
+    let sql = format!(
+        "SELECT entries FROM posting WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
+    );
+    let mut read = tx.prepare(&sql)?;
+    let sql = format!(
+        "DELETE FROM posting WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
+    );
+    let mut delete = tx.prepare(&sql)?;
+    let mut entries: Vec<Posting> = Vec::new();
+    for b in buckets {
+        entries.clear();
+        let args: Vec<i64> = [variant, b]
+            .into_iter()
+            .chain(ids.iter().map(|s| s.0))
+            .collect();
+        let mut rows = read.query(rusqlite::params_from_iter(args.iter()))?;
+        while let Some(row) = rows.next()? {
+            let blob = row.get_ref(0)?.as_blob()?;
+            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+        }
+        drop(rows);
+        delete.execute(rusqlite::params_from_iter(args.iter()))?;
+        entries.sort_unstable_by_key(Posting::key);
+        for p in &entries {
+            out.push(tx, p)?;
+        }
+    }
+    out.finish(tx)?;
+    let mut del_segment = tx.prepare_cached("DELETE FROM segment WHERE id = ?1")?;
+    for &(id, _) in ids {
+        del_segment.execute(params![id])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,27 @@
+//! The game database: games that have been replayed, stored with their positions in SQLite,
+//! and the queries over them.
+//!
+//! Data flows one way: [`GameRecord`]s (valid games) are replayed in parallel into rows by an
+//! [`Importer`], one transaction per batch; [`Database`] answers questions about them. The
+//! schema, the position index and why a hash collision never gives a wrong answer are
+//! described in `docs/DATABASE.md`.
+
+mod codec;
+mod database;
+mod error;
+mod import;
+mod index;
+mod query;
+mod record;
+mod schema;
+
+pub use codec::GameResult;
+pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
+pub use error::DbError;
+pub use import::{BatchStats, Importer, Rejected};
+pub use query::{
+    Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,
+    StoredGame, VariantStats,
+};
+pub use record::{GameEnd, GameRecord, RecordError, SpecialMoves};
+pub use schema::{APPLICATION_ID, BUCKET_BITS, VERSION as SCHEMA_VERSION};

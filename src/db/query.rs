@@ -1,0 +1,658 @@
+//! Reading the database: games by id, by position and by tags; the opening explorer; totals.
+//!
+//! Every value from the caller reaches SQLite as a bound parameter.
+
+use std::collections::HashMap;
+
+use rusqlite::types::ToSql;
+use rusqlite::{OptionalExtension, params};
+
+use crate::rules::{Color, Move, Position};
+
+use super::codec::{self, GameResult, Posting};
+use super::database::Database;
+use super::error::DbError;
+use super::import::find_variant;
+use super::index;
+use super::record::{GameEnd, SpecialMoves, well_formed};
+
+/// A game's number in the database.
+pub type GameId = u32;
+
+/// A game that reached a position, and the first ply at which it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PositionHit {
+    pub game: GameId,
+    pub ply: u32,
+}
+
+/// Results of a set of games.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Results {
+    pub white_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+    /// Games recorded with `*`.
+    pub unfinished: u64,
+}
+
+impl Results {
+    fn add(&mut self, r: GameResult) {
+        match r {
+            GameResult::WhiteWins => self.white_wins += 1,
+            GameResult::Draw => self.draws += 1,
+            GameResult::BlackWins => self.black_wins += 1,
+            GameResult::Unknown => self.unfinished += 1,
+        }
+    }
+}
+
+/// One move of the opening explorer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExplorerMove {
+    pub mv: Move,
+    /// The move in coordinate notation.
+    pub uci: String,
+    /// Games that played this move the first time they reached the position.
+    pub games: u64,
+    pub results: Results,
+    /// The average length of those games, in plies.
+    pub average_plies: f64,
+    /// A few of those games (the lowest ids).
+    pub examples: Vec<GameId>,
+}
+
+/// What the database knows about a position: every game that reached it (transpositions
+/// included), each counted once, at its first visit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Explorer {
+    /// Games that reached the position.
+    pub games: u64,
+    pub results: Results,
+    /// Games that ended in the position (the rest continued with one of `moves`).
+    pub ended_here: u64,
+    /// The moves played from it, most played first; their `games` add up to
+    /// `games - ended_here`.
+    pub moves: Vec<ExplorerMove>,
+}
+
+/// A stored game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredGame {
+    pub id: GameId,
+    /// The variant's id.
+    pub variant: String,
+    pub start_fen: String,
+    pub moves: Vec<Move>,
+    pub tags: Vec<(String, String)>,
+    pub result: String,
+    pub end: GameEnd,
+    pub plies: u32,
+    pub special: SpecialMoves,
+    pub pgn: String,
+}
+
+/// A special move or event, for [`GameFilter::special`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Special {
+    Swap,
+    Lift,
+    Relocation,
+    Promotion,
+    Arrival,
+    AdventitiousKing,
+    CitadelEntry,
+}
+
+impl Special {
+    fn column(self) -> &'static str {
+        match self {
+            Special::Swap => "swaps",
+            Special::Lift => "lifts",
+            Special::Relocation => "relocations",
+            Special::Promotion => "promotions",
+            Special::Arrival => "arrivals",
+            Special::AdventitiousKing => "adventitious_kings",
+            Special::CitadelEntry => "citadel_entries",
+        }
+    }
+}
+
+/// Conditions on games; all given ones must hold. Text matches ignore ASCII case and match
+/// anywhere in the tag (`"carl"` finds `"Carlsen, M."`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    pub player: Option<String>,
+    /// With `player`: only games where the player had this colour.
+    pub color: Option<Color>,
+    pub event: Option<String>,
+    pub site: Option<String>,
+    /// Dates compare as text in the `YYYY.MM.DD` form of the `Date` tag; both ends included.
+    pub date_from: Option<String>,
+    pub date_to: Option<String>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: Option<String>,
+    /// A variant id.
+    pub variant: Option<String>,
+    pub end: Option<GameEnd>,
+    pub min_plies: Option<u32>,
+    pub max_plies: Option<u32>,
+    /// Games with at least one of each.
+    pub special: Vec<Special>,
+}
+
+/// A line of a game list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameSummary {
+    pub id: GameId,
+    pub variant: String,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    pub event: Option<String>,
+    pub site: Option<String>,
+    pub date: Option<String>,
+    pub result: String,
+    pub end: GameEnd,
+    pub plies: u32,
+}
+
+/// Totals for one variant.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VariantStats {
+    pub variant: String,
+    pub games: u64,
+    /// Positions stored (plies + 1 per game).
+    pub positions: u64,
+    pub results: Results,
+    /// Games by how they ended, in [`GameEnd::ALL`] order, zeros left out.
+    pub ends: Vec<(GameEnd, u64)>,
+    pub special: SpecialMoves,
+    /// Index segments (more after many small imports; see [`Database::compact`]).
+    pub segments: u64,
+}
+
+/// Totals for the whole database.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    pub games: u64,
+    pub variants: Vec<VariantStats>,
+}
+
+/// Decides exactly whether games reach a position: the hash finds candidates, a replay of
+/// the stored moves confirms them.
+struct Verifier<'a> {
+    db: &'a Database,
+    target: &'a Position,
+    target_is_start: bool,
+    starts: HashMap<String, Position>,
+}
+
+impl<'a> Verifier<'a> {
+    fn new(db: &'a Database, target: &'a Position) -> Self {
+        Verifier {
+            db,
+            target,
+            target_is_start: *target == Position::start(target.variant()),
+            starts: HashMap::new(),
+        }
+    }
+
+    fn corrupt(&self, game: GameId, what: &str) -> DbError {
+        DbError::Corrupt {
+            path: self.db.path.clone(),
+            detail: format!("game {game}: {what}"),
+        }
+    }
+
+    /// The first of `candidates` (one game's entries, in ply order) whose position really is
+    /// the target.
+    fn first_match(&mut self, candidates: &[Posting]) -> Result<Option<Posting>, DbError> {
+        let Some(first) = candidates.first() else {
+            return Ok(None);
+        };
+        // A game from the variant's start position is at it at ply 0: no replay needed.
+        if first.ply == 0 && first.standard_start && self.target_is_start {
+            return Ok(Some(*first));
+        }
+        let rest = if first.ply == 0 && first.standard_start {
+            &candidates[1..]
+        } else {
+            candidates
+        };
+        let Some(last) = rest.last() else {
+            return Ok(None);
+        };
+        let game = first.game;
+        let (fen, blob): (String, Vec<u8>) = self
+            .db
+            .conn
+            .prepare_cached("SELECT start_fen, moves FROM game WHERE id = ?1")
+            .and_then(|mut s| s.query_row(params![game], |r| Ok((r.get(0)?, r.get(1)?))))
+            .map_err(|e| self.db.err(e))?;
+        let moves = codec::decode_moves(&blob).ok_or_else(|| self.corrupt(game, "bad moves"))?;
+        if last.ply as usize > moves.len() {
+            return Err(self.corrupt(game, "index entry past the last move"));
+        }
+        let mut pos = match self.starts.get(&fen) {
+            Some(p) => p.clone(),
+            None => {
+                let p = Position::from_fen(self.target.variant(), &fen)
+                    .map_err(|_| self.corrupt(game, "bad start position"))?;
+                self.starts.insert(fen, p.clone());
+                p
+            }
+        };
+        let mut ply = 0usize;
+        for c in rest {
+            while ply < c.ply as usize {
+                let m = moves[ply];
+                if !well_formed(&pos, m) {
+                    return Err(self.corrupt(game, "a stored move does not fit its position"));
+                }
+                pos.play_unchecked(m);
+                ply += 1;
+            }
+            if pos == *self.target {
+                return Ok(Some(*c));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A count column (never negative).
+fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
+    r.get::<_, i64>(i).map(|n| n.max(0) as u64)
+}
+
+fn result_of(s: &str) -> GameResult {
+    GameResult::parse(s).unwrap_or(GameResult::Unknown)
+}
+
+impl Database {
+    /// Each game that reached `pos`, once, with the index entry of its first visit.
+    fn first_visits(&self, pos: &Position) -> Result<Vec<Posting>, DbError> {
+        let Some(variant) = find_variant(self, pos.variant().id())? else {
+            return Ok(Vec::new());
+        };
+        let candidates = index::lookup(&self.conn, variant, pos.hash()).map_err(|e| self.err(e))?;
+        let mut verifier = Verifier::new(self, pos);
+        let mut out = Vec::new();
+        for group in candidates.chunk_by(|a, b| a.game == b.game) {
+            if let Some(p) = verifier.first_match(group)? {
+                out.push(p);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The games that reached a position (of the position's variant), in id order, each once
+    /// with the first ply at which it stood there.
+    pub fn search_position(&self, pos: &Position) -> Result<Vec<PositionHit>, DbError> {
+        Ok(self
+            .first_visits(pos)?
+            .into_iter()
+            .map(|p| PositionHit {
+                game: p.game,
+                ply: u32::from(p.ply),
+            })
+            .collect())
+    }
+
+    /// The opening explorer for a position, with up to `examples` game ids per move.
+    pub fn explore(&self, pos: &Position, examples: usize) -> Result<Explorer, DbError> {
+        let visits = self.first_visits(pos)?;
+        if let Some(bad) = visits
+            .iter()
+            .find(|p| p.mv.is_some_and(|m| !well_formed(pos, m)))
+        {
+            return Err(DbError::Corrupt {
+                path: self.path.clone(),
+                detail: format!("game {}: a stored move does not fit its position", bad.game),
+            });
+        }
+        let mut out = Explorer::default();
+        let mut by_move: HashMap<Move, (ExplorerMove, u64)> = HashMap::new();
+        for p in &visits {
+            out.games += 1;
+            out.results.add(p.result);
+            let Some(mv) = p.mv else {
+                out.ended_here += 1;
+                continue;
+            };
+            let (e, total_plies) = by_move.entry(mv).or_insert_with(|| {
+                (
+                    ExplorerMove {
+                        mv,
+                        uci: mv.to_uci(pos),
+                        games: 0,
+                        results: Results::default(),
+                        average_plies: 0.0,
+                        examples: Vec::new(),
+                    },
+                    0,
+                )
+            });
+            e.games += 1;
+            e.results.add(p.result);
+            *total_plies += u64::from(p.plies);
+            if e.examples.len() < examples {
+                e.examples.push(p.game);
+            }
+        }
+        out.moves = by_move
+            .into_values()
+            .map(|(mut e, total)| {
+                e.average_plies = total as f64 / e.games.max(1) as f64;
+                e
+            })
+            .collect();
+        out.moves
+            .sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.uci.cmp(&b.uci)));
+        Ok(out)
+    }
+
+    /// A game by id.
+    pub fn game(&self, id: GameId) -> Result<Option<StoredGame>, DbError> {
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT v.name, g.start_fen, g.moves, t.tags, g.result, g.termination, g.plies,
+                     g.swaps, g.lifts, g.relocations, g.promotions, g.arrivals,
+                     g.adventitious_kings, g.citadel_entries, t.pgn
+                 FROM game g JOIN variant v ON v.id = g.variant
+                     JOIN game_text t ON t.game = g.id
+                 WHERE g.id = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![id], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Vec<u8>>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                        r.get::<_, String>(5)?,
+                        r.get::<_, u32>(6)?,
+                        SpecialMoves {
+                            swaps: count(r, 7)?,
+                            lifts: count(r, 8)?,
+                            relocations: count(r, 9)?,
+                            promotions: count(r, 10)?,
+                            arrivals: count(r, 11)?,
+                            adventitious_kings: count(r, 12)?,
+                            citadel_entries: count(r, 13)?,
+                            promotions_by_kind: Vec::new(),
+                        },
+                        r.get::<_, String>(14)?,
+                    ))
+                })
+                .optional()
+            })
+            .map_err(|e| self.err(e))?;
+        let Some((variant, start_fen, blob, tags, result, end, plies, mut special, pgn)) = row
+        else {
+            return Ok(None);
+        };
+        let corrupt = |what: &str| DbError::Corrupt {
+            path: self.path.clone(),
+            detail: format!("game {id}: {what}"),
+        };
+        let moves = codec::decode_moves(&blob).ok_or_else(|| corrupt("bad moves"))?;
+        let tags: Vec<(String, String)> =
+            serde_json::from_str(&tags).map_err(|_| corrupt("bad tags"))?;
+        let end = GameEnd::parse(&end).ok_or_else(|| corrupt("bad termination"))?;
+        special.promotions_by_kind = self
+            .conn
+            .prepare_cached("SELECT kind, count FROM promotion WHERE game = ?1 ORDER BY kind")
+            .and_then(|mut s| {
+                s.query_map(params![id], |r| Ok((r.get(0)?, count(r, 1)?)))?
+                    .collect::<Result<_, _>>()
+            })
+            .map_err(|e| self.err(e))?;
+        Ok(Some(StoredGame {
+            id,
+            variant,
+            start_fen,
+            moves,
+            tags,
+            result,
+            end,
+            plies,
+            special,
+            pgn,
+        }))
+    }
+
+    /// The number of games.
+    pub fn game_count(&self) -> Result<u64, DbError> {
+        self.count_games(&GameFilter::default())
+    }
+
+    fn filter_sql(filter: &GameFilter) -> (String, Vec<Box<dyn ToSql>>) {
+        let mut clauses: Vec<String> = Vec::new();
+        let mut args: Vec<Box<dyn ToSql>> = Vec::new();
+        let mut contains = |clauses: &mut Vec<String>, columns: &[&str], value: &str| {
+            args.push(Box::new(value.to_ascii_lowercase()));
+            let n = args.len();
+            let parts: Vec<String> = columns
+                .iter()
+                .map(|c| format!("instr(lower(coalesce(g.{c}, '')), ?{n}) > 0"))
+                .collect();
+            clauses.push(format!("({})", parts.join(" OR ")));
+        };
+        if let Some(p) = &filter.player {
+            let columns: &[&str] = match filter.color {
+                Some(Color::White) => &["white"],
+                Some(Color::Black) => &["black"],
+                None => &["white", "black"],
+            };
+            contains(&mut clauses, columns, p);
+        }
+        if let Some(e) = &filter.event {
+            contains(&mut clauses, &["event"], e);
+        }
+        if let Some(s) = &filter.site {
+            contains(&mut clauses, &["site"], s);
+        }
+        let mut push = |clauses: &mut Vec<String>, sql: &str, value: Box<dyn ToSql>| {
+            args.push(value);
+            clauses.push(sql.replace("?", &format!("?{}", args.len())));
+        };
+        if let Some(d) = &filter.date_from {
+            push(&mut clauses, "g.date >= ?", Box::new(d.clone()));
+        }
+        if let Some(d) = &filter.date_to {
+            push(&mut clauses, "g.date <= ?", Box::new(d.clone()));
+        }
+        if let Some(r) = &filter.result {
+            push(&mut clauses, "g.result = ?", Box::new(r.clone()));
+        }
+        if let Some(v) = &filter.variant {
+            push(&mut clauses, "v.name = ?", Box::new(v.clone()));
+        }
+        if let Some(e) = filter.end {
+            push(&mut clauses, "g.termination = ?", Box::new(e.as_str()));
+        }
+        if let Some(n) = filter.min_plies {
+            push(&mut clauses, "g.plies >= ?", Box::new(n));
+        }
+        if let Some(n) = filter.max_plies {
+            push(&mut clauses, "g.plies <= ?", Box::new(n));
+        }
+        for s in &filter.special {
+            clauses.push(format!("g.{} > 0", s.column()));
+        }
+        let sql = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", clauses.join(" AND "))
+        };
+        (sql, args)
+    }
+
+    /// Games matching a filter, in id order: `limit` of them after skipping `offset`.
+    pub fn find_games(
+        &self,
+        filter: &GameFilter,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<GameSummary>, DbError> {
+        let (clause, mut args) = Self::filter_sql(filter);
+        let n = args.len();
+        let sql = format!(
+            "SELECT g.id, v.name, g.white, g.black, g.event, g.site, g.date, g.result,
+                 g.termination, g.plies
+             FROM game g JOIN variant v ON v.id = g.variant{clause}
+             ORDER BY g.id LIMIT ?{} OFFSET ?{}",
+            n + 1,
+            n + 2
+        );
+        args.push(Box::new(i64::try_from(limit).unwrap_or(i64::MAX)));
+        args.push(Box::new(i64::try_from(offset).unwrap_or(i64::MAX)));
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok((
+                    GameSummary {
+                        id: r.get(0)?,
+                        variant: r.get(1)?,
+                        white: r.get(2)?,
+                        black: r.get(3)?,
+                        event: r.get(4)?,
+                        site: r.get(5)?,
+                        date: r.get(6)?,
+                        result: r.get(7)?,
+                        end: GameEnd::Other,
+                        plies: r.get(9)?,
+                    },
+                    r.get::<_, String>(8)?,
+                ))
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(mut s, end)| {
+                s.end = GameEnd::parse(&end).unwrap_or(GameEnd::Other);
+                s
+            })
+            .collect())
+    }
+
+    /// The number of games matching a filter.
+    pub fn count_games(&self, filter: &GameFilter) -> Result<u64, DbError> {
+        let (clause, args) = Self::filter_sql(filter);
+        let sql = format!("SELECT count(*) FROM game g JOIN variant v ON v.id = g.variant{clause}");
+        self.conn
+            .query_row(&sql, rusqlite::params_from_iter(args.iter()), |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n.max(0) as u64)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Totals by variant: results, how games ended, special moves.
+    pub fn stats(&self) -> Result<Stats, DbError> {
+        let q = |sql: &str| self.conn.prepare(sql).map_err(|e| self.err(e));
+        let mut variants: Vec<VariantStats> = Vec::new();
+        let mut index: HashMap<i64, usize> = HashMap::new();
+        let mut stmt = q(
+            "SELECT v.id, v.name, count(g.id), coalesce(sum(g.plies + 1), 0),
+                 coalesce(sum(g.swaps), 0), coalesce(sum(g.lifts), 0),
+                 coalesce(sum(g.relocations), 0), coalesce(sum(g.promotions), 0),
+                 coalesce(sum(g.arrivals), 0), coalesce(sum(g.adventitious_kings), 0),
+                 coalesce(sum(g.citadel_entries), 0)
+             FROM variant v LEFT JOIN game g ON g.variant = v.id GROUP BY v.id ORDER BY v.name",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    VariantStats {
+                        variant: r.get(1)?,
+                        games: count(r, 2)?,
+                        positions: count(r, 3)?,
+                        special: SpecialMoves {
+                            swaps: count(r, 4)?,
+                            lifts: count(r, 5)?,
+                            relocations: count(r, 6)?,
+                            promotions: count(r, 7)?,
+                            arrivals: count(r, 8)?,
+                            adventitious_kings: count(r, 9)?,
+                            citadel_entries: count(r, 10)?,
+                            promotions_by_kind: Vec::new(),
+                        },
+                        ..VariantStats::default()
+                    },
+                ))
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.err(e))?;
+        for (id, s) in rows {
+            index.insert(id, variants.len());
+            variants.push(s);
+        }
+        let mut stmt = q(
+            "SELECT variant, result, termination, count(*) FROM game GROUP BY variant, result,
+                 termination",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    count(r, 3)?,
+                ))
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.err(e))?;
+        for (v, result, end, n) in rows {
+            let Some(s) = index.get(&v).and_then(|&i| variants.get_mut(i)) else {
+                continue;
+            };
+            match result_of(&result) {
+                GameResult::WhiteWins => s.results.white_wins += n,
+                GameResult::Draw => s.results.draws += n,
+                GameResult::BlackWins => s.results.black_wins += n,
+                GameResult::Unknown => s.results.unfinished += n,
+            }
+            let end = GameEnd::parse(&end).unwrap_or(GameEnd::Other);
+            match s.ends.iter_mut().find(|(e, _)| *e == end) {
+                Some((_, c)) => *c += n,
+                None => s.ends.push((end, n)),
+            }
+        }
+        let mut stmt = q("SELECT g.variant, p.kind, sum(p.count) FROM promotion p
+             JOIN game g ON g.id = p.game GROUP BY g.variant, p.kind ORDER BY p.kind")?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, count(r, 2)?))
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.err(e))?;
+        for (v, kind, n) in rows {
+            if let Some(s) = index.get(&v).and_then(|&i| variants.get_mut(i)) {
+                s.special.promotions_by_kind.push((kind, n));
+            }
+        }
+        let mut stmt = q("SELECT variant, count(*) FROM segment GROUP BY variant")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, count(r, 1)?)))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.err(e))?;
+        for (v, n) in rows {
+            if let Some(s) = index.get(&v).and_then(|&i| variants.get_mut(i)) {
+                s.segments = n;
+            }
+        }
+        for s in &mut variants {
+            s.ends.sort_by_key(|(e, _)| *e);
+        }
+        Ok(Stats {
+            games: variants.iter().map(|s| s.games).sum(),
+            variants,
+        })
+    }
+}

@@ -1,0 +1,291 @@
+//! Games ready to store, and what the importer derives from them by replaying their moves.
+
+use std::sync::Arc;
+
+use crate::rules::{Move, MoveKind, Position, Status, Termination, Variant};
+
+use super::codec::{self, ContentHasher, GameResult};
+
+/// A valid game ready to store.
+#[derive(Debug, Clone)]
+pub struct GameRecord {
+    pub variant: Arc<Variant>,
+    /// The start position (the variant's start or a position-string tag).
+    pub start: Position,
+    /// The main line; every move legal.
+    pub moves: Vec<Move>,
+    /// Tag pairs in canonical order.
+    pub tags: Vec<(String, String)>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+    /// The game's canonical text, for export.
+    pub pgn: String,
+}
+
+/// How a stored game ended: by a rule of the game, or otherwise (resignation, agreement, time,
+/// unfinished).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GameEnd {
+    Checkmate,
+    Stalemate,
+    BareKing,
+    CitadelDraw,
+    Other,
+}
+
+impl GameEnd {
+    pub const ALL: [GameEnd; 5] = [
+        GameEnd::Checkmate,
+        GameEnd::Stalemate,
+        GameEnd::BareKing,
+        GameEnd::CitadelDraw,
+        GameEnd::Other,
+    ];
+
+    /// The name stored in the `game.termination` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameEnd::Checkmate => "checkmate",
+            GameEnd::Stalemate => "stalemate",
+            GameEnd::BareKing => "bare king",
+            GameEnd::CitadelDraw => "citadel draw",
+            GameEnd::Other => "other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<GameEnd> {
+        GameEnd::ALL.into_iter().find(|e| e.as_str() == s)
+    }
+
+    fn of(status: Status) -> GameEnd {
+        match status {
+            Status::Over { termination, .. } => match termination {
+                Termination::Checkmate => GameEnd::Checkmate,
+                Termination::Stalemate => GameEnd::Stalemate,
+                Termination::BareKing => GameEnd::BareKing,
+                Termination::Citadel => GameEnd::CitadelDraw,
+                Termination::PermanentCheck => GameEnd::Other,
+            },
+            Status::Ongoing => GameEnd::Other,
+        }
+    }
+}
+
+/// Counts of a game's special moves.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpecialMoves {
+    /// King swaps.
+    pub swaps: u64,
+    /// Lifts of the waiting pawn of pawns.
+    pub lifts: u64,
+    /// Relocations of the pawn of pawns after its second arrival.
+    pub relocations: u64,
+    /// Promotions (the pawn of pawns' arrivals and adventitious kings not included).
+    pub promotions: u64,
+    /// Arrivals of the pawn of pawns on its last rank that leave it a pawn of pawns.
+    pub arrivals: u64,
+    /// Adventitious kings made (the pawn of pawns' third arrival).
+    pub adventitious_kings: u64,
+    /// Royal pieces that entered the enemy citadel (the game ends then, so 0 or 1).
+    pub citadel_entries: u64,
+    /// Promotions by resulting piece kind id, in kind order.
+    pub promotions_by_kind: Vec<(String, u64)>,
+}
+
+/// Why a record was not stored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("the start position belongs to variant {found:?}, not {expected:?}")]
+    VariantMismatch { expected: String, found: String },
+    #[error("result {0:?} is not one of 1-0, 0-1, 1/2-1/2, *")]
+    BadResult(String),
+    #[error("move {ply} is not well-formed in its position")]
+    MalformedMove { ply: usize },
+    #[error("{0} plies; at most 65535 can be stored")]
+    TooLong(usize),
+}
+
+/// What the importer stores for one game, derived by replaying it.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    pub variant: Arc<Variant>,
+    pub start_fen: String,
+    pub standard_start: bool,
+    pub moves: Vec<Move>,
+    pub moves_blob: Vec<u8>,
+    /// The hash of (variant id, start position string, moves): duplicates share it.
+    pub content: u64,
+    pub result: GameResult,
+    pub end: GameEnd,
+    pub plies: u16,
+    pub special: SpecialMoves,
+    /// The hash of every position: before each ply, and the final one.
+    pub hashes: Vec<u64>,
+    pub tags: Vec<(String, String)>,
+    pub pgn: String,
+}
+
+/// Whether a move can be played by `play_unchecked` without reading outside the board or the
+/// piece kinds: squares on the board, a piece of the side to move on the from-square, a known
+/// promotion kind. (Legality is the caller's promise; this only keeps bad input harmless.)
+pub(crate) fn well_formed(pos: &Position, m: Move) -> bool {
+    let variant = pos.variant();
+    let n = variant.geometry().len();
+    if m.from.index() >= n || m.to.index() >= n || m.from == m.to {
+        return false;
+    }
+    if m.promotion
+        .is_some_and(|k| k.index() >= variant.kinds().len())
+    {
+        return false;
+    }
+    pos.piece_at(m.from).is_some_and(|p| p.color == pos.turn())
+}
+
+/// Replays a record and derives everything stored about it. `standard` is the variant's start
+/// position, if the caller has it at hand.
+pub(crate) fn derive(
+    record: GameRecord,
+    standard: Option<&Position>,
+) -> Result<Derived, RecordError> {
+    let GameRecord {
+        variant,
+        start,
+        moves,
+        tags,
+        result,
+        pgn,
+    } = record;
+    if start.variant().id() != variant.id() {
+        return Err(RecordError::VariantMismatch {
+            expected: variant.id().to_string(),
+            found: start.variant().id().to_string(),
+        });
+    }
+    // The start position's own variant from here on: its piece kinds are the ones the moves
+    // refer to.
+    let variant = start.variant().clone();
+    let result = GameResult::parse(&result).ok_or(RecordError::BadResult(result))?;
+    let plies = u16::try_from(moves.len()).map_err(|_| RecordError::TooLong(moves.len()))?;
+    let standard_start = match standard {
+        Some(p) if p.variant().id() == variant.id() => start == *p,
+        _ => start == Position::start(&variant),
+    };
+    let start_fen = start.to_fen();
+    let pp = variant.rules().pawn_of_pawns.as_ref();
+    let mut special = SpecialMoves::default();
+    let mut by_kind = vec![0u64; variant.kinds().len()];
+    let mut hashes = Vec::with_capacity(moves.len() + 1);
+    let mut pos = start;
+    for (ply, &m) in moves.iter().enumerate() {
+        if !well_formed(&pos, m) {
+            return Err(RecordError::MalformedMove { ply: ply + 1 });
+        }
+        hashes.push(pos.hash());
+        match m.kind {
+            MoveKind::Swap => special.swaps += 1,
+            MoveKind::Lift => special.lifts += 1,
+            MoveKind::Relocation => special.relocations += 1,
+            MoveKind::Normal => {}
+        }
+        if let Some(k) = m.promotion {
+            let info = variant.kind(k);
+            match pp {
+                Some(pp) if info.base == pp.states[0] => special.arrivals += 1,
+                Some(pp) if k == pp.third_arrival => special.adventitious_kings += 1,
+                _ => {
+                    special.promotions += 1;
+                    if let Some(c) = by_kind.get_mut(k.index()) {
+                        *c += 1;
+                    }
+                }
+            }
+        }
+        pos.play_unchecked(m);
+    }
+    hashes.push(pos.hash());
+    let end = GameEnd::of(pos.status());
+    if end == GameEnd::CitadelDraw {
+        special.citadel_entries = 1;
+    }
+    special.promotions_by_kind = by_kind
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(k, &c)| (variant.kinds()[k].id.clone(), c))
+        .collect();
+    let moves_blob = codec::encode_moves(&moves);
+    let content = content_hash(variant.id(), &start_fen, &moves_blob);
+    Ok(Derived {
+        variant,
+        start_fen,
+        standard_start,
+        moves,
+        moves_blob,
+        content,
+        result,
+        end,
+        plies,
+        special,
+        hashes,
+        tags,
+        pgn,
+    })
+}
+
+/// The duplicate-detection hash: variant id, start position string and moves (not the tags).
+pub(crate) fn content_hash(variant: &str, start_fen: &str, moves_blob: &[u8]) -> u64 {
+    let mut h = ContentHasher::default();
+    h.field(variant.as_bytes());
+    h.field(start_fen.as_bytes());
+    h.field(moves_blob);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{Options, random_game};
+
+    #[test]
+    fn derivation_matches_the_game() {
+        let v = crate::variants::builtin("tamerlane").unwrap();
+        for i in 0..12 {
+            let game = random_game(&v, 3, i, &Options::default());
+            let record = GameRecord {
+                variant: v.clone(),
+                start: game.start().clone(),
+                moves: game.moves().to_vec(),
+                tags: Vec::new(),
+                result: game.status().outcome().map_or("*", |o| o.as_pgn()).into(),
+                pgn: String::new(),
+            };
+            let d = derive(record, None).unwrap();
+            assert_eq!(d.hashes, game.hashes().collect::<Vec<_>>());
+            assert!(d.standard_start);
+            assert_eq!(d.plies as usize, game.moves().len());
+            let count = |k: MoveKind| game.moves().iter().filter(|m| m.kind == k).count() as u64;
+            assert_eq!(d.special.swaps, count(MoveKind::Swap));
+            assert_eq!(d.special.lifts, count(MoveKind::Lift));
+            assert_eq!(d.special.relocations, count(MoveKind::Relocation));
+            let promoted = game
+                .moves()
+                .iter()
+                .filter(|m| m.promotion.is_some())
+                .count() as u64;
+            let s = &d.special;
+            assert_eq!(s.promotions + s.arrivals + s.adventitious_kings, promoted);
+            let by_kind: u64 = s.promotions_by_kind.iter().map(|(_, n)| n).sum();
+            assert_eq!(by_kind, s.promotions);
+            assert_eq!(codec::decode_moves(&d.moves_blob).unwrap(), game.moves());
+            let end = GameEnd::of(game.position().status());
+            assert_eq!(d.end, end);
+        }
+    }
+
+    #[test]
+    fn content_hash_separates_fields() {
+        assert_ne!(content_hash("ab", "c", &[]), content_hash("a", "bc", &[]));
+        assert_eq!(content_hash("a", "b", &[1]), content_hash("a", "b", &[1]));
+    }
+}

@@ -1,0 +1,129 @@
+//! A crash (`kill -9`) in the middle of an import leaves a consistent database holding exactly
+//! the batches committed, and running the import again completes it.
+
+mod db_common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use kabir::db::{Database, GameRecord};
+
+use db_common::records;
+
+const CHILD_ENV: &str = "KABIR_DB_CRASH_CHILD";
+const BATCH: u64 = 20;
+const BATCHES: u64 = 30;
+
+fn batch(i: u64) -> Vec<GameRecord> {
+    records("tamerlane", 77, i * BATCH..(i + 1) * BATCH, 120)
+}
+
+/// Run as a child process by `kill_during_import`: imports every batch, in order.
+#[test]
+fn child_import() {
+    let Ok(path) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let mut db = Database::create_or_open(&path).expect("open");
+    let mut importer = db.importer().expect("importer");
+    // A pause between batches keeps the child running long enough to be killed on any
+    // machine; the writer thread commits meanwhile.
+    let slow = (0..BATCHES).map(|i| {
+        std::thread::sleep(Duration::from_millis(10));
+        batch(i)
+    });
+    importer.import_all(slow, |_| {}).expect("import");
+}
+
+fn game_count(path: &std::path::Path) -> u64 {
+    Database::open(path)
+        .and_then(|db| db.game_count())
+        .unwrap_or(0)
+}
+
+/// The checks after a crash: SQLite's own, and that games and index agree.
+fn check_consistent(path: &std::path::Path) -> u64 {
+    let db = Database::open(path).unwrap();
+    db.integrity_check().unwrap();
+    let c = db.connection();
+    let n: i64 = c
+        .query_row("SELECT count(*) FROM game", [], |r| r.get(0))
+        .unwrap();
+    let (positions, indexed): (i64, i64) = c
+        .query_row(
+            "SELECT (SELECT coalesce(sum(plies + 1), 0) FROM game),
+                    (SELECT coalesce(sum(length(entries)), 0) / 20 FROM posting)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(positions, indexed);
+    let texts: i64 = c
+        .query_row("SELECT count(*) FROM game_text", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(texts, n);
+    // Whole batches only.
+    assert_eq!(n as u64 % BATCH, 0, "{n} games");
+    n as u64
+}
+
+#[test]
+fn kill_during_import() {
+    let (_dir, path) = db_common::temp_db();
+    let exe = std::env::current_exe().unwrap();
+    let mut last = 0;
+    for round in 0..3u64 {
+        let mut child = Command::new(&exe)
+            .args(["child_import", "--exact", "--test-threads=1"])
+            .env(CHILD_ENV, &path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until this round has committed something new, then a little more.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while game_count(&path) <= last && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(7 * round + 3));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let n = check_consistent(&path);
+        assert!(n >= last);
+        last = n;
+    }
+    assert!(
+        last < BATCH * BATCHES,
+        "the child finished before it was killed"
+    );
+    // Running the import again completes it: what was committed counts as duplicates.
+    let mut db = Database::create_or_open(&path).unwrap();
+    let totals = db
+        .importer()
+        .unwrap()
+        .import_all((0..BATCHES).map(batch), |_| {})
+        .unwrap();
+    assert_eq!(totals.duplicates, last);
+    assert_eq!(totals.imported + totals.duplicates, BATCH * BATCHES);
+    drop(db);
+    assert_eq!(check_consistent(&path), BATCH * BATCHES);
+}
+
+#[test]
+fn a_failed_batch_leaves_nothing_behind() {
+    let (_dir, path) = db_common::temp_db();
+    let _keep_wal = Database::create_or_open(&path).unwrap();
+    let mut db = Database::create_or_open(&path).unwrap();
+    db.importer().unwrap().import_batch(batch(0)).unwrap();
+    // A competing writer makes the next batch fail after derivation, before anything is
+    // written; the batch leaves no trace and can be imported later.
+    let holder = rusqlite::Connection::open(&path).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    db.set_busy_timeout(Duration::from_millis(50)).unwrap();
+    assert!(db.importer().unwrap().import_batch(batch(1)).is_err());
+    holder.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(check_consistent(&path), BATCH);
+    let stats = db.importer().unwrap().import_batch(batch(1)).unwrap();
+    assert_eq!(stats.imported, BATCH);
+    assert_eq!(check_consistent(&path), 2 * BATCH);
+}

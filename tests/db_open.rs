@@ -1,0 +1,222 @@
+//! Opening database files: what is refused, and with which error.
+
+mod db_common;
+
+use std::time::Duration;
+
+use kabir::db::{Database, DbError, SCHEMA_VERSION};
+
+use db_common::{records, temp_db};
+
+fn files_in(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_new_database_has_the_current_schema() {
+    let (_dir, path) = temp_db();
+    let db = Database::create_or_open(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION);
+    let mode: String = db
+        .connection()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(db);
+    // Opening again changes nothing; read-only opening works.
+    Database::create_or_open(&path).unwrap();
+    let mut db = Database::open(&path).unwrap();
+    assert!(db.is_read_only());
+    assert!(matches!(db.importer(), Err(DbError::OpenedReadOnly)));
+}
+
+#[test]
+fn read_only_open_never_creates_a_file() {
+    let (dir, path) = temp_db();
+    let err = Database::open(&path).unwrap_err();
+    assert!(matches!(err, DbError::NotFound { .. }), "{err}");
+    assert!(files_in(dir.path()).is_empty());
+
+    let mut db = Database::create_or_open(&path).unwrap();
+    db.importer()
+        .unwrap()
+        .import_batch(records("shatranj", 1, 0..3, 20))
+        .unwrap();
+    drop(db);
+    let before = files_in(dir.path());
+    let db = Database::open(&path).unwrap();
+    assert_eq!(db.game_count().unwrap(), 3);
+    drop(db);
+    assert_eq!(files_in(dir.path()), before);
+}
+
+#[test]
+fn a_newer_schema_is_refused() {
+    let (_dir, path) = temp_db();
+    drop(Database::create_or_open(&path).unwrap());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+    drop(conn);
+    for err in [
+        Database::open(&path).unwrap_err(),
+        Database::create_or_open(&path).unwrap_err(),
+    ] {
+        assert!(
+            matches!(err, DbError::NewerSchema { found, known, .. }
+                if found == SCHEMA_VERSION + 1 && known == SCHEMA_VERSION),
+            "{err}"
+        );
+        assert!(err.to_string().contains("newer"));
+    }
+}
+
+#[test]
+fn an_older_schema_is_migrated_when_opened_for_writing() {
+    let (_dir, path) = temp_db();
+    // Version 0 of a kabir file: marked, but without tables yet.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.pragma_update(None, "application_id", kabir::db::APPLICATION_ID)
+        .unwrap();
+    drop(conn);
+    let err = Database::open(&path).unwrap_err();
+    assert!(
+        matches!(err, DbError::OlderSchema { found: 0, .. }),
+        "{err}"
+    );
+    let db = Database::create_or_open(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION);
+    drop(db);
+    Database::open(&path).unwrap();
+}
+
+#[test]
+fn a_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for err in [
+        Database::open(dir.path()).unwrap_err(),
+        Database::create_or_open(dir.path()).unwrap_err(),
+    ] {
+        assert!(matches!(err, DbError::IsDirectory { .. }), "{err}");
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_refused() {
+    let (_dir, path) = temp_db();
+    std::fs::write(&path, b"[Event \"not a database\"]\n".repeat(200)).unwrap();
+    for err in [
+        Database::open(&path).unwrap_err(),
+        Database::create_or_open(&path).unwrap_err(),
+    ] {
+        assert!(matches!(err, DbError::NotADatabase { .. }), "{err}");
+    }
+    // The file is left as it was.
+    assert!(std::fs::read(&path).unwrap().starts_with(b"[Event"));
+}
+
+#[test]
+fn another_programs_database_is_refused() {
+    let (_dir, path) = temp_db();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)")
+        .unwrap();
+    drop(conn);
+    for err in [
+        Database::open(&path).unwrap_err(),
+        Database::create_or_open(&path).unwrap_err(),
+    ] {
+        assert!(matches!(err, DbError::ForeignDatabase { .. }), "{err}");
+    }
+}
+
+#[test]
+fn a_damaged_database_is_reported() {
+    let (_dir, path) = temp_db();
+    let mut db = Database::create_or_open(&path).unwrap();
+    db.importer()
+        .unwrap()
+        .import_batch(records("tamerlane", 1, 0..30, 60))
+        .unwrap();
+    drop(db);
+    // Overwrite pages after the header with noise.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let len = bytes.len();
+    for (i, b) in bytes[16384..len].iter_mut().enumerate() {
+        *b = (i * 7 + 3) as u8;
+    }
+    std::fs::write(&path, bytes).unwrap();
+    let outcome = Database::open(&path).and_then(|db| {
+        db.integrity_check()?;
+        db.stats().map(|_| ())
+    });
+    let err = outcome.unwrap_err();
+    assert!(
+        matches!(err, DbError::Corrupt { .. } | DbError::NotADatabase { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_read_only_file_is_refused_for_writing() {
+    let (_dir, path) = temp_db();
+    drop(Database::create_or_open(&path).unwrap());
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&path, perms).unwrap();
+    let err = Database::create_or_open(&path).unwrap_err();
+    assert!(matches!(err, DbError::ReadOnly { .. }), "{err}");
+    // Queries still work.
+    assert_eq!(Database::open(&path).unwrap().game_count().unwrap(), 0);
+}
+
+#[test]
+fn a_second_writer_waits_or_fails_clearly() {
+    let (_dir, path) = temp_db();
+    let _first = Database::create_or_open(&path).unwrap();
+    // Another writer holds the write lock.
+    let holder = rusqlite::Connection::open(&path).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let mut db = Database::create_or_open(&path).unwrap();
+    db.set_busy_timeout(Duration::from_millis(100)).unwrap();
+    let recs = records("shatranj", 3, 0..5, 30);
+    let err = db
+        .importer()
+        .unwrap()
+        .import_batch(recs.clone())
+        .unwrap_err();
+    assert!(matches!(err, DbError::Busy { .. }), "{err}");
+    assert!(err.to_string().contains("locked by another writer"));
+    // Once the lock is released, the same import goes through.
+    holder.execute_batch("ROLLBACK").unwrap();
+    let stats = db.importer().unwrap().import_batch(recs).unwrap();
+    assert_eq!(stats.imported, 5);
+}
+
+#[test]
+fn two_importers_at_once_both_succeed() {
+    let (_dir, path) = temp_db();
+    drop(Database::create_or_open(&path).unwrap());
+    let all = records("tamerlane", 8, 0..120, 40);
+    let (a, b) = (all[..80].to_vec(), all[40..].to_vec());
+    let run = |recs: Vec<kabir::db::GameRecord>| {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            let mut db = Database::create_or_open(&path).unwrap();
+            let batches: Vec<_> = recs.chunks(10).map(|c| c.to_vec()).collect();
+            db.importer().unwrap().import_all(batches, |_| {}).unwrap()
+        })
+    };
+    let (ta, tb) = (run(a), run(b));
+    let (sa, sb) = (ta.join().unwrap(), tb.join().unwrap());
+    assert_eq!(sa.imported + sb.imported, 120);
+    assert_eq!(sa.duplicates + sb.duplicates, 40);
+    let db = Database::open(&path).unwrap();
+    assert_eq!(db.game_count().unwrap(), 120);
+    db.integrity_check().unwrap();
+}
