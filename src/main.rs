@@ -25,6 +25,8 @@ enum Command {
     Generate(cli::generate::GenerateArgs),
     /// Check game files: replay every game and report each problem precisely.
     Validate(cli::validate::ValidateArgs),
+    /// Import game files into a database (default kabir.db).
+    Import(cli::import::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Perft(a) => cli::perft::run(a, &mut out).map(|()| true),
         Command::Generate(a) => cli::generate::run(a, &mut out).map(|()| true),
         Command::Validate(a) => cli::validate::run(a, &mut out),
+        Command::Import(a) => cli::import::run(a, &mut out),
     };
     let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into));
     match result {

@@ -162,10 +162,18 @@ impl Replay {
         self.game.as_ref().map(Game::status)
     }
 
-    /// The game in canonical notation: tags in canonical order (the `Variant` tag naming the
-    /// variant, `SetUp` beside a `FEN`), moves in canonical SAN with fresh move numbers,
-    /// comments, NAGs and variations kept, lines wrapped at 79 columns. Only for valid games.
-    pub fn write_canonical(&self, raw: &RawGame) -> String {
+    /// The result written after the moves, else the `Result` tag, else `*`.
+    pub fn claimed_result(raw: &RawGame) -> String {
+        raw.result()
+            .map(|r| r.as_str().to_string())
+            .or_else(|| raw.tag(tags::RESULT).map(|r| r.into_owned()))
+            .unwrap_or_else(|| "*".to_string())
+    }
+
+    /// The game's tag pairs in canonical order: the seven-tag roster (filled in where
+    /// missing), `Variant` naming the variant, `SetUp` beside a `FEN`, `Termination`, then the
+    /// rest in input order.
+    pub fn canonical_tags(&self, raw: &RawGame) -> Vec<(String, String)> {
         let mut tag_list: Vec<(String, String)> = Vec::new();
         for t in &raw.tags {
             let name = raw.tag_name(t).into_owned();
@@ -190,11 +198,7 @@ impl Replay {
         {
             tag_list.push((tags::SET_UP.to_string(), "1".to_string()));
         }
-        let result = raw
-            .result()
-            .map(|r| r.as_str().to_string())
-            .or_else(|| raw.tag(tags::RESULT).map(|r| r.into_owned()))
-            .unwrap_or_else(|| "*".to_string());
+        let result = Self::claimed_result(raw);
         for tag in tags::SEVEN_TAG_ROSTER {
             if !tag_list.iter().any(|(n, _)| n == tag) {
                 let value = match tag {
@@ -206,6 +210,15 @@ impl Replay {
             }
         }
         tags::sort_canonical(&mut tag_list, |(n, _)| n.as_str());
+        tag_list
+    }
+
+    /// The game in canonical notation: tags in canonical order (the `Variant` tag naming the
+    /// variant, `SetUp` beside a `FEN`), moves in canonical SAN with fresh move numbers,
+    /// comments, NAGs and variations kept, lines wrapped at 79 columns. Only for valid games.
+    pub fn write_canonical(&self, raw: &RawGame) -> String {
+        let tag_list = self.canonical_tags(raw);
+        let result = Self::claimed_result(raw);
         let mut out = String::new();
         write_tags(&mut out, &tag_list);
         out.push('\n');

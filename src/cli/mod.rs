@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod generate;
+pub mod import;
 pub mod input;
 pub mod perft;
 pub mod validate;

@@ -229,7 +229,7 @@ fn game_report<'a>(path: &'a str, raw: &RawGame, r: &'a Replay) -> GameReport<'a
     }
 }
 
-fn write_tables(out: &mut dyn Write, path: &str, raw: &RawGame, r: &Replay) -> Result<()> {
+pub fn write_tables(out: &mut dyn Write, path: &str, raw: &RawGame, r: &Replay) -> Result<()> {
     if r.problems.is_empty() {
         return Ok(());
     }

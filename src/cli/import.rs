@@ -1,0 +1,179 @@
+//! `kabir import`: replay game files and store the valid games in a database.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use kabir::db::{BatchStats, Database, GameRecord};
+
+use super::args::VariantArgs;
+use super::input::replay_file;
+use super::validate::write_tables;
+
+/// Import game files into a database (SQLite, one file).
+///
+/// Every game is replayed; valid games are stored with their tags, moves, result,
+/// termination, special moves and the hash of every position. Invalid games are reported as
+/// `kabir validate` reports them (on standard error) and not stored; with --rejects they are
+/// written out exactly as read. Games already in the database (same variant, start position
+/// and moves) are counted as duplicates and not stored again, so importing a file twice adds
+/// nothing. Each batch is committed atomically: after a crash, run the same import again.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The database file (created if missing).
+    #[arg(
+        long,
+        env = "KABIR_DB",
+        default_value = "kabir.db",
+        value_name = "PATH"
+    )]
+    pub db: PathBuf,
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// Write the invalid games, exactly as read, to this file.
+    #[arg(long, value_name = "FILE")]
+    pub rejects: Option<PathBuf>,
+    /// Games per transaction.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: u64,
+    /// Do not print invalid games' problems, only the summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Game files (`-` for standard input; `.gz` and `.zst` are decompressed).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+}
+
+#[derive(Default)]
+struct Totals {
+    files: usize,
+    read: u64,
+    imported: u64,
+    duplicates: u64,
+    rejected: u64,
+    positions: u64,
+}
+
+impl Totals {
+    fn add(&mut self, s: &BatchStats) {
+        self.imported += s.imported;
+        self.duplicates += s.duplicates;
+        self.rejected += s.rejected.len() as u64;
+        self.positions += s.positions;
+    }
+}
+
+/// Imports; returns whether every game read was valid.
+pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
+    let registry = args.variant.registry()?;
+    let mut db = Database::create_or_open(&args.db)
+        .with_context(|| format!("cannot open the database {}", args.db.display()))?;
+    let mut importer = db.importer()?;
+    let mut rejects: Option<BufWriter<File>> = None;
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    });
+    let started = Instant::now();
+    let mut totals = Totals::default();
+    let mut batch: Vec<GameRecord> = Vec::new();
+    let mut flush = |batch: &mut Vec<GameRecord>, totals: &mut Totals| -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let stats = importer.import_batch(std::mem::take(batch))?;
+        totals.add(&stats);
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        let line = format!(
+            "{} games read, {} imported, {} duplicates, {} rejected ({:.0} games/s)",
+            totals.read,
+            totals.imported,
+            totals.duplicates,
+            totals.rejected,
+            totals.read as f64 / secs
+        );
+        match &progress {
+            Some(bar) => bar.set_message(line),
+            None => eprintln!("kabir import: {line}"),
+        }
+        Ok(())
+    };
+    for path in &args.files {
+        totals.files += 1;
+        replay_file(path, &registry, |raw, r| {
+            totals.read += 1;
+            match (&r.variant, &r.game) {
+                (Some(variant), Some(game)) if r.is_valid() => {
+                    batch.push(GameRecord {
+                        variant: variant.clone(),
+                        start: game.start().clone(),
+                        moves: game.moves().to_vec(),
+                        tags: r.canonical_tags(raw),
+                        result: kabir::replay::Replay::claimed_result(raw),
+                        pgn: r.write_canonical(raw),
+                    });
+                }
+                _ => {
+                    totals.rejected += 1;
+                    if !args.quiet {
+                        let stderr = std::io::stderr();
+                        let mut err = stderr.lock();
+                        match &progress {
+                            Some(bar) => bar.suspend(|| write_tables(&mut err, path, raw, r))?,
+                            None => write_tables(&mut err, path, raw, r)?,
+                        }
+                    }
+                    if let Some(rejects_path) = &args.rejects {
+                        if rejects.is_none() {
+                            rejects =
+                                Some(BufWriter::new(File::create(rejects_path).with_context(
+                                    || format!("cannot create {}", rejects_path.display()),
+                                )?));
+                        }
+                        if let Some(f) = rejects.as_mut() {
+                            f.write_all(&raw.source)?;
+                            if !raw.source.ends_with(b"\n") {
+                                f.write_all(b"\n")?;
+                            }
+                        }
+                    }
+                }
+            }
+            if batch.len() as u64 >= args.batch {
+                flush(&mut batch, &mut totals)?;
+            }
+            Ok(())
+        })?;
+    }
+    flush(&mut batch, &mut totals)?;
+    if let Some(mut f) = rejects {
+        f.flush()?;
+    }
+    if let Some(bar) = &progress {
+        bar.finish_and_clear();
+    }
+    let secs = started.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "files: {}, games read: {}, imported: {}, duplicates: {}, rejected: {}, positions: {}, time: {:.2} s ({:.0} games/s)",
+        totals.files,
+        totals.read,
+        totals.imported,
+        totals.duplicates,
+        totals.rejected,
+        totals.positions,
+        secs,
+        totals.read as f64 / secs.max(1e-9)
+    )?;
+    Ok(totals.rejected == 0)
+}
