@@ -139,6 +139,8 @@ fn short(text: &str) -> String {
 /// A line of play being replayed: the main line or a variation.
 struct Frame {
     game: Game,
+    /// Scratch space for candidate moves.
+    scratch: Vec<Move>,
     /// An error made the rest of this line unreadable.
     dead: bool,
 }
@@ -403,7 +405,8 @@ pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
     }
 
     let mut stack = vec![Frame {
-        game: Game::new(start),
+        game: Game::with_capacity(start, raw.tokens.len()),
+        scratch: Vec::with_capacity(16),
         dead: false,
     }];
     for (i, tok) in raw.tokens.iter().enumerate() {
@@ -431,6 +434,7 @@ pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
                 let frame = if parent.dead || n == 0 {
                     Frame {
                         game: Game::new(parent.game.start().clone()),
+                        scratch: Vec::new(),
                         dead: true,
                     }
                 } else {
@@ -440,6 +444,7 @@ pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
                     }
                     Frame {
                         game: g,
+                        scratch: Vec::new(),
                         dead: false,
                     }
                 };
@@ -529,10 +534,10 @@ fn play(
     // Most moves name their piece and destination: resolve them among that piece's moves to
     // that square, which is far cheaper than generating every legal move. Anything unusual
     // (no such move, the game over, another form of text) takes the full path below.
-    if let Some(candidates) = quick_candidates(game, &sp.san) {
+    if quick_candidates(game, &sp.san, &mut frame.scratch) {
         let pos = game.position();
-        if let Ok(m) = resolve(&sp.san, pos, &candidates) {
-            let canonical = san(pos, m, &candidates);
+        if let Ok(m) = resolve(&sp.san, pos, &frame.scratch) {
+            let canonical = san(pos, m, &frame.scratch);
             return Ok(finish(game, m, canonical, &written, span, ply));
         }
     }
@@ -592,40 +597,44 @@ fn play(
     Ok(finish(game, m, canonical, &written, span, ply))
 }
 
-/// The legal moves that can match a move written with its piece and destination; `None` when
-/// there are none, the text is of another form, or the variant's rules need the game's history
-/// to judge legality.
-fn quick_candidates(game: &mut Game, text: &San) -> Option<Vec<Move>> {
-    let variant = game.position().variant().clone();
-    let variant = &*variant;
-    if variant.rules().permanent_check != crate::rules::PermanentCheckRule::Allowed
-        || text.is_coordinate()
-    {
-        return None;
-    }
-    let San::Normal { piece, to, .. } = *text else {
-        return None;
+/// Puts into `out` the legal moves that can match a move written with its piece and
+/// destination; false when there are none, the text is of another form, or the variant's
+/// rules need the game's history to judge legality.
+fn quick_candidates(game: &mut Game, text: &San, out: &mut Vec<Move>) -> bool {
+    out.clear();
+    let (to, kind, pawns) = {
+        let variant = game.position().variant();
+        if variant.rules().permanent_check != crate::rules::PermanentCheckRule::Allowed
+            || text.is_coordinate()
+        {
+            return false;
+        }
+        let San::Normal { piece, to, .. } = *text else {
+            return false;
+        };
+        let Ok(to) = crate::notation::resolve::square(variant, to) else {
+            return false;
+        };
+        let kind = match piece {
+            Some(l) => match variant.kind_by_letter(l.char()) {
+                Some(k) if !variant.kind(k).pawn => Some(k),
+                Some(_) => None,
+                None if l.char() == 'P' => None,
+                None => return false,
+            },
+            None => None,
+        };
+        (to, kind, variant.pawn_kinds)
     };
-    let to = crate::notation::resolve::square(variant, to).ok()?;
-    let kind = match piece {
-        Some(l) => match variant.kind_by_letter(l.char()) {
-            Some(k) if !variant.kind(k).pawn => Some(k),
-            Some(_) => None,
-            None if l.char() == 'P' => None,
-            None => return None,
-        },
-        None => None,
-    };
-    let mut out = Vec::new();
     game.legal_moves_to(
         to,
         |k| match kind {
             Some(want) => k == want,
-            None => variant.kind(k).pawn,
+            None => pawns & (1 << k.0) != 0,
         },
-        &mut out,
+        out,
     );
-    (!out.is_empty()).then_some(out)
+    !out.is_empty()
 }
 
 /// Plays a resolved move and checks how it was written: its canonical text with the right

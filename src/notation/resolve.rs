@@ -101,7 +101,11 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
                 .filter(|m| m.to == to)
                 .copied()
                 .collect();
-            close = legal.iter().filter(special).copied().collect();
+            close = if matches.is_empty() {
+                legal.iter().filter(special).copied().collect()
+            } else {
+                Vec::new()
+            };
         }
         San::Swap { with, promotion } => {
             let with = square(variant, with)?;
@@ -113,7 +117,11 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
                 .filter(|m| m.to == with && promotion_fits(promoted, m))
                 .copied()
                 .collect();
-            close = legal.iter().filter(swap).copied().collect();
+            close = if matches.is_empty() {
+                legal.iter().filter(swap).copied().collect()
+            } else {
+                Vec::new()
+            };
         }
         San::Normal {
             piece,
@@ -136,11 +144,15 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
                     .filter(|m| m.from == from && m.to == to && promotion_fits(m))
                     .copied()
                     .collect();
-                close = legal
-                    .iter()
-                    .filter(|m| m.from == from || m.to == to)
-                    .copied()
-                    .collect();
+                close = if matches.is_empty() {
+                    legal
+                        .iter()
+                        .filter(|m| m.from == from || m.to == to)
+                        .copied()
+                        .collect()
+                } else {
+                    Vec::new()
+                };
             } else {
                 let kind = kinds_for(variant, piece)?;
                 let is_piece = |m: &Move| {
@@ -164,11 +176,15 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
                     .filter(|m| is_piece(m) && m.to == to && origin_fits(m) && promotion_fits(m))
                     .copied()
                     .collect();
-                close = legal
-                    .iter()
-                    .filter(|m| is_piece(m) || m.to == to)
-                    .copied()
-                    .collect();
+                close = if matches.is_empty() {
+                    legal
+                        .iter()
+                        .filter(|m| is_piece(m) || m.to == to)
+                        .copied()
+                        .collect()
+                } else {
+                    Vec::new()
+                };
             }
         }
     }

@@ -73,6 +73,15 @@ impl Game {
         rules.permanent_check == PermanentCheckRule::Illegal || rules.repetition > 0
     }
 
+    /// A new game with room for `plies` moves.
+    pub fn with_capacity(start: Position, plies: usize) -> Game {
+        let mut g = Game::new(start);
+        g.moves.reserve(plies);
+        g.history.reserve(plies);
+        g.undos.reserve(plies);
+        g
+    }
+
     pub fn start(&self) -> &Position {
         &self.start
     }

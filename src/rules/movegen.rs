@@ -81,12 +81,23 @@ impl Position {
             return;
         }
         let us = self.turn;
-        let mut buf = Vec::with_capacity(64);
-        for from in self.by_color[us.index()] & !self.waiting(us) {
+        // Only pieces that could reach `to` on an empty board are worth generating.
+        let mut near = Bitboard::EMPTY;
+        for (i, table) in self.variant.tables.iter().enumerate() {
+            near |= self.by_class[us.index()][i] & table.reach(us, to);
+        }
+        for from in near & !self.waiting(us) {
             if self.kind_at(from).is_some_and(&mut wanted) {
-                buf.clear();
-                self.piece_moves(from, &mut buf);
-                out.extend(buf.iter().filter(|m| m.to == to));
+                let start = out.len();
+                self.piece_moves(from, out);
+                let mut i = start;
+                while i < out.len() {
+                    if out[i].to == to {
+                        i += 1;
+                    } else {
+                        out.swap_remove(i);
+                    }
+                }
             }
         }
         let lines = self.pin_lines(us);

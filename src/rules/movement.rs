@@ -55,6 +55,9 @@ pub(crate) struct MoveTable {
     by_square: Vec<(Range, bool)>,
     reverse_entries: Vec<(Square, Bitboard)>,
     reverse: Vec<Reverse>,
+    /// Per `color * nsq + square`: the squares from which any rule of the class (moving or
+    /// capturing) can reach it, ignoring blockers.
+    reach: Vec<Bitboard>,
     /// Whether any rule of the class can capture (a move-only class never attacks).
     pub captures: bool,
 }
@@ -173,6 +176,7 @@ impl MoveTable {
             by_square: Vec::with_capacity(2 * nsq),
             reverse_entries: Vec::new(),
             reverse: vec![Reverse::default(); 2 * nsq],
+            reach: vec![Bitboard::EMPTY; 2 * nsq],
             captures: defs.iter().any(|d| d.mode != MoveMode::Move),
         };
         // Every rule under every image, once each.
@@ -226,6 +230,7 @@ impl MoveTable {
                                 mode: *mode,
                                 stop,
                             });
+                            table.reach[color.index() * nsq + to.index()] |= from.bit();
                             if mode & MODE_CAPTURE != 0 {
                                 reverse_lists[color.index() * nsq + to.index()].push((from, mask));
                             }
@@ -272,6 +277,16 @@ impl MoveTable {
             .iter()
             .map(move |r| &self.targets[r.start as usize..r.end as usize]);
         (rays, repeats)
+    }
+
+    /// The squares from which a piece of this class and `color` could reach `to` on an empty
+    /// board.
+    #[inline]
+    pub fn reach(&self, color: Color, to: Square) -> Bitboard {
+        self.reach
+            .get(color.index() * self.nsq + to.index())
+            .copied()
+            .unwrap_or(Bitboard::EMPTY)
     }
 
     /// Whether a piece of this class and `color` on one of `pieces` can capture on `to`, given

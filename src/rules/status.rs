@@ -169,6 +169,6 @@ impl Position {
         if let Some(s) = self.end_by_rule() {
             return s;
         }
-        self.status_with(!self.legal_moves().is_empty())
+        self.status_with(self.clone().has_legal_move())
     }
 }
