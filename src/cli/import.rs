@@ -71,9 +71,23 @@ impl Totals {
 /// Imports; returns whether every game read was valid.
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
-    let mut db = Database::create_or_open(&args.db)
+    let db = Database::create_or_open(&args.db)
         .with_context(|| format!("cannot open the database {}", args.db.display()))?;
-    let mut importer = db.importer()?;
+    // One writer thread commits batches while the main thread reads and replays the next
+    // ones; the channel holds one batch, so at most three are in memory.
+    let (batches, to_writer) = std::sync::mpsc::sync_channel::<Vec<GameRecord>>(1);
+    let (stats_out, stats_in) = std::sync::mpsc::channel::<BatchStats>();
+    let writer = std::thread::spawn(move || -> Result<()> {
+        let mut db = db;
+        let mut importer = db.importer()?;
+        for batch in to_writer {
+            let stats = importer.import_batch(batch)?;
+            if stats_out.send(stats).is_err() {
+                break;
+            }
+        }
+        Ok(())
+    });
     let mut rejects: Option<BufWriter<File>> = None;
     let progress = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new_spinner();
@@ -87,12 +101,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let started = Instant::now();
     let mut totals = Totals::default();
     let mut batch: Vec<GameRecord> = Vec::new();
-    let mut flush = |batch: &mut Vec<GameRecord>, totals: &mut Totals| -> Result<()> {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let stats = importer.import_batch(std::mem::take(batch))?;
-        totals.add(&stats);
+    let report = |totals: &Totals| {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
         let line = format!(
             "{} games read, {} imported, {} duplicates, {} rejected ({:.0} games/s)",
@@ -105,6 +114,16 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         match &progress {
             Some(bar) => bar.set_message(line),
             None => eprintln!("kabir import: {line}"),
+        }
+    };
+    let flush = |batch: &mut Vec<GameRecord>, totals: &mut Totals| -> Result<()> {
+        if !batch.is_empty() && batches.send(std::mem::take(batch)).is_err() {
+            // The writer stopped; its error is reported when it is joined.
+            anyhow::bail!("the database writer stopped");
+        }
+        for stats in stats_in.try_iter() {
+            totals.add(&stats);
+            report(totals);
         }
         Ok(())
     };
@@ -155,7 +174,16 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
             Ok(())
         })?;
     }
-    flush(&mut batch, &mut totals)?;
+    let sent = flush(&mut batch, &mut totals);
+    drop(batches);
+    let written = writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the database writer failed"))?;
+    written.context("cannot import into the database")?;
+    sent?;
+    for stats in stats_in.try_iter() {
+        totals.add(&stats);
+    }
     if let Some(mut f) = rejects {
         f.flush()?;
     }
