@@ -53,3 +53,30 @@ fn a_missing_definition_file_is_a_clear_error() {
         .code(2)
         .stderr(predicates::str::contains("/nonexistent/x.toml"));
 }
+
+#[test]
+fn extreme_vectors_in_a_definition_are_harmless() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("far.toml");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/variants/mini.toml"
+    ))
+    .unwrap()
+    .replace(
+        "moves = [{ slide = [1, 0] }]",
+        "moves = [{ slide = [1, 0] }, { leap = [127, -128] }, { legs = [{ step = [-128, 127] }, { step = [1, 1], min = 2 }] }]",
+    );
+    std::fs::write(&path, text).unwrap();
+    // The far jumps never land on a 5x5 board, so the counts are the plain variant's. By
+    // hand: after each White pawn step Black has 4 pawn steps (one is blocked), its king's
+    // Kd5, and 1 or 2 pawn captures (a3: 1, b3/c3/d3: 2, e3: 1); after Kb1, 6 moves.
+    // 6 + 7 + 7 + 7 + 6 + 6 = 39.
+    kabir()
+        .args(["perft", "--variant-file"])
+        .arg(&path)
+        .arg("2")
+        .assert()
+        .code(0)
+        .stdout("39\n");
+}

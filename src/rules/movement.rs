@@ -350,8 +350,16 @@ fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(S
                     }
                     mask |= Bitboard::from(prev);
                 }
-                f += leg.dx;
-                r += leg.dy * flip;
+                // Vectors in a definition file may be anything an i8 holds.
+                let next = f
+                    .checked_add(leg.dx)
+                    .zip(leg.dy.checked_mul(flip).and_then(|dy| r.checked_add(dy)));
+                let Some((nf, nr)) = next else {
+                    ok = false;
+                    variable_leg_off_board = Some(i) == var;
+                    break 'legs;
+                };
+                (f, r) = (nf, nr);
                 match geometry.at(f, r) {
                     Some(sq) => last = Some(sq),
                     None => {
