@@ -12,15 +12,12 @@ use kabir::variants;
 /// Which variant to use: a built-in by name, or a definition file.
 #[derive(Debug, Clone, Args)]
 pub struct VariantArgs {
-    /// Variant name or alias (see `kabir variants`).
-    #[arg(
-        long,
-        short = 'v',
-        value_name = "NAME",
-        conflicts_with = "variant_file"
-    )]
+    /// Variant name or alias (see `kabir variants`); for game files, the variant of games
+    /// without a `Variant` tag.
+    #[arg(long, value_name = "NAME", conflicts_with = "variant_file")]
     pub variant: Option<String>,
-    /// A variant definition file (TOML) to use instead of a built-in variant.
+    /// A variant definition file (TOML) to use instead of a built-in variant; for game files,
+    /// also the variant of games without a `Variant` tag.
     #[arg(long, value_name = "PATH")]
     pub variant_file: Option<PathBuf>,
 }
