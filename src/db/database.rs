@@ -53,6 +53,23 @@ fn check_not_directory(path: &Path) -> Result<Option<std::fs::Metadata>, DbError
 }
 
 impl Database {
+    /// Opens a connection with `mode` flags and reads the file's application id and schema
+    /// version.
+    fn connect(path: &Path, mode: OpenFlags) -> Result<(Database, i32, u32), DbError> {
+        let flags = mode | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| DbError::from_sqlite(path, e, 0))?;
+        let mut db = Database {
+            conn,
+            path: path.to_path_buf(),
+            read_only: !mode.contains(OpenFlags::SQLITE_OPEN_READ_WRITE),
+            busy_ms: 0,
+        };
+        db.set_busy_timeout(DEFAULT_BUSY_TIMEOUT)?;
+        let (app, version) = db.header()?;
+        Ok((db, app, version))
+    }
+
     /// Opens an existing database for queries only. Never creates or changes a file; refuses
     /// a database whose schema is older or newer than this code's.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
@@ -62,19 +79,7 @@ impl Database {
                 path: path.to_path_buf(),
             });
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| DbError::from_sqlite(path, e, 0))?;
-        let mut db = Database {
-            conn,
-            path: path.to_path_buf(),
-            read_only: true,
-            busy_ms: 0,
-        };
-        db.set_busy_timeout(DEFAULT_BUSY_TIMEOUT)?;
-        let (app, version) = db.header()?;
+        let (db, app, version) = Database::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         if app != APPLICATION_ID {
             return Err(if app == 0 && version == 0 && !db.has_tables()? {
                 DbError::NotADatabase {
@@ -108,20 +113,10 @@ impl Database {
                 path: path.to_path_buf(),
             });
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| DbError::from_sqlite(path, e, 0))?;
-        let mut db = Database {
-            conn,
-            path: path.to_path_buf(),
-            read_only: false,
-            busy_ms: 0,
-        };
-        db.set_busy_timeout(DEFAULT_BUSY_TIMEOUT)?;
-        let (app, version) = db.header()?;
+        let (mut db, app, version) = Database::connect(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+        )?;
         if app != APPLICATION_ID && (app != 0 || version != 0 || db.has_tables()?) {
             return Err(DbError::ForeignDatabase {
                 path: path.to_path_buf(),
