@@ -273,7 +273,6 @@ fn games_come_back_as_stored() {
                 kabir::rules::Termination::Stalemate => GameEnd::Stalemate,
                 kabir::rules::Termination::BareKing => GameEnd::BareKing,
                 kabir::rules::Termination::Citadel => GameEnd::CitadelDraw,
-                kabir::rules::Termination::PermanentCheck => GameEnd::Other,
             },
             kabir::rules::Status::Ongoing => GameEnd::Other,
         };

@@ -64,7 +64,6 @@ impl GameEnd {
                 Termination::Stalemate => GameEnd::Stalemate,
                 Termination::BareKing => GameEnd::BareKing,
                 Termination::Citadel => GameEnd::CitadelDraw,
-                Termination::PermanentCheck => GameEnd::Other,
             },
             Status::Ongoing => GameEnd::Other,
         }

@@ -3,7 +3,7 @@
 use super::definition::PermanentCheckRule;
 use super::position::{Move, Position, Undo};
 use super::square::Square;
-use super::status::{Status, Termination};
+use super::status::Status;
 use super::variant::PieceKind;
 
 /// A move that may not be played in a game.
@@ -224,13 +224,5 @@ impl Game {
     /// Hashes of every position so far, the start included.
     pub fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
         self.history.iter().map(|p| p.hash)
-    }
-
-    /// Why the last move was refused, as a termination kind (for reports).
-    pub fn termination(&self) -> Option<Termination> {
-        match self.status() {
-            Status::Over { termination, .. } => Some(termination),
-            Status::Ongoing => None,
-        }
     }
 }

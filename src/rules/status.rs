@@ -53,9 +53,6 @@ pub enum Termination {
     BareKing,
     /// A royal piece entered the enemy citadel.
     Citadel,
-    /// The last checking move repeated a position in a series of checks (Knavish Shatranj):
-    /// not a way to end a game, reported when such a move is tried.
-    PermanentCheck,
 }
 
 impl Termination {
@@ -65,7 +62,6 @@ impl Termination {
             Termination::Stalemate => "stalemate",
             Termination::BareKing => "bare king",
             Termination::Citadel => "citadel draw",
-            Termination::PermanentCheck => "permanent check",
         }
     }
 }

@@ -83,20 +83,17 @@ fn fold(name: &str) -> String {
         .collect()
 }
 
-/// A built-in variant by id or alias (case-insensitive, ignoring spaces, hyphens and
-/// underscores).
+/// A built-in variant by id, display name or alias (case-insensitive, ignoring spaces,
+/// hyphens and underscores), as [`Registry::find`] matches them.
 pub fn builtin(name: &str) -> Result<Arc<Variant>, LoadError> {
-    let wanted = fold(name);
-    for (id, text) in BUILTIN {
-        let def = parse_definition(text, id)?;
-        if fold(&def.id) == wanted || def.aliases.iter().any(|a| fold(a) == wanted) {
-            return from_toml(text, &format!("built-in {id}"));
-        }
-    }
-    Err(LoadError::Unknown {
-        name: name.to_string(),
-        known: builtin_ids(),
-    })
+    let registry = Registry::builtin();
+    registry
+        .find(name)
+        .cloned()
+        .ok_or_else(|| LoadError::Unknown {
+            name: name.to_string(),
+            known: registry.ids(),
+        })
 }
 
 /// The variants a run knows: the built-ins and any loaded from files, with an optional default
