@@ -219,10 +219,15 @@ impl Replay {
     /// variant, `SetUp` beside a `FEN`), moves in canonical SAN with fresh move numbers,
     /// comments, NAGs and variations kept, lines wrapped at 79 columns. Only for valid games.
     pub fn write_canonical(&self, raw: &RawGame) -> String {
-        let tag_list = self.canonical_tags(raw);
+        self.write_canonical_with(raw, &self.canonical_tags(raw))
+    }
+
+    /// [`Replay::write_canonical`] with tags already put in canonical order by
+    /// [`Replay::canonical_tags`], for callers that need them too.
+    pub fn write_canonical_with(&self, raw: &RawGame, tag_list: &[(String, String)]) -> String {
         let result = Self::claimed_result(raw);
         let mut out = String::new();
-        write_tags(&mut out, &tag_list);
+        write_tags(&mut out, tag_list);
         out.push('\n');
 
         // Move numbers follow the positions: per line of play, the move number and side before

@@ -133,13 +133,15 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
             totals.read += 1;
             match (&r.variant, &r.game) {
                 (Some(variant), Some(game)) if r.is_valid() => {
+                    let tags = r.canonical_tags(raw);
+                    let pgn = r.write_canonical_with(raw, &tags);
                     batch.push(GameRecord {
                         variant: variant.clone(),
                         start: game.start().clone(),
                         moves: game.moves().to_vec(),
-                        tags: r.canonical_tags(raw),
+                        tags,
                         result: kabir::replay::Replay::claimed_result(raw),
-                        pgn: r.write_canonical(raw),
+                        pgn,
                     });
                 }
                 _ => {
