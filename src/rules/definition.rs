@@ -185,6 +185,29 @@ pub struct RulesDef {
     pub king_swap: Option<KingSwapDef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pawn_of_pawns: Option<PawnOfPawnsDef>,
+    /// What a pawn may become on its last rank.
+    #[serde(default, skip_serializing_if = "PromotionRule::is_listed")]
+    pub promotion: PromotionRule,
+}
+
+/// How a pawn's promotion choices are limited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PromotionRule {
+    /// Any kind of the pawn's `promotion` list.
+    #[default]
+    Listed,
+    /// Only a kind of the list of which the side has fewer on the board than in the start
+    /// position. With none, the pawn waits on its last rank, where it cannot be captured and
+    /// makes no move, until its side loses a piece of the list: then the waiting pawn that
+    /// arrived first becomes that kind at once, as part of the capturing move.
+    LostPieces,
+}
+
+impl PromotionRule {
+    fn is_listed(&self) -> bool {
+        *self == PromotionRule::Listed
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -61,10 +61,19 @@ impl Position {
         let Some(&(board_at, board)) = fields.first() else {
             return Err(bad(1, "the position string is empty"));
         };
-        if fields.len() > 6 {
+        // Promotion to lost pieces adds a seventh field: the order in which pawns wait.
+        let most = if variant.waiting_pawn_kinds != 0 {
+            7
+        } else {
+            6
+        };
+        if fields.len() > most {
             return Err(bad(
-                col(fields[6].0),
-                format!("{} fields; a position string has at most 6", fields.len()),
+                col(fields[most].0),
+                format!(
+                    "{} fields; a position string has at most {most}",
+                    fields.len()
+                ),
             ));
         }
         let mut pos = Position::empty(variant.clone());
@@ -146,6 +155,9 @@ impl Position {
                 pos.fullmove = value.max(1);
             }
         }
+        if variant.waiting_pawn_kinds != 0 {
+            read_waiting_order(&mut pos, fields.get(6).copied(), &col)?;
+        }
         pos.hash = pos.compute_hash();
         pos.check_legal().map_err(|(blame, m)| {
             let column = match blame {
@@ -208,6 +220,15 @@ impl Position {
         }
         s.push_str(&swaps);
         s.push_str(&format!(" - {} {}", self.halfmove, self.fullmove));
+        if self.queue.iter().any(|&q| q >> 8 != 0) {
+            let order: Vec<&str> = Color::ALL
+                .into_iter()
+                .flat_map(|c| self.waiting_pawns(c))
+                .map(|sq| g.name(sq))
+                .collect();
+            s.push(' ');
+            s.push_str(&order.join(","));
+        }
         s
     }
 
@@ -301,11 +322,12 @@ impl Position {
                 }
             }
             if info.pawn && variant.last_rank[p.color].contains(sq) {
-                let waiting = variant
-                    .rules()
-                    .pawn_of_pawns
-                    .as_ref()
-                    .is_some_and(|pp| pp.states[1..].contains(&p.kind));
+                let waiting = variant.waiting_pawn_kinds & (1 << p.kind.0) != 0
+                    || variant
+                        .rules()
+                        .pawn_of_pawns
+                        .as_ref()
+                        .is_some_and(|pp| pp.states[1..].contains(&p.kind));
                 if !waiting {
                     return Err((
                         Blame::Square(sq),
@@ -325,6 +347,54 @@ impl Position {
         }
         Ok(())
     }
+}
+
+/// Fills the waiting lines of a variant that promotes to lost pieces: first the squares of
+/// the seventh field, in its order, then any other waiting pawns from file `a` on.
+fn read_waiting_order(
+    pos: &mut Position,
+    field: Option<(usize, &str)>,
+    col: &dyn Fn(usize) -> usize,
+) -> Result<(), FenError> {
+    let g = pos.variant.geometry().clone();
+    let waiting = [pos.waiting(Color::White), pos.waiting(Color::Black)];
+    if let Some((at, text)) = field {
+        let mut offset = 0;
+        for name in text.split(',') {
+            let here = col(at + offset);
+            offset += name.len() + 1;
+            let sq = g.parse(name).ok_or_else(|| {
+                bad(
+                    here,
+                    format!("{name:?} in the waiting order is not a square"),
+                )
+            })?;
+            let Some(c) = Color::ALL
+                .into_iter()
+                .find(|c| waiting[c.index()].contains(sq))
+            else {
+                return Err(bad(
+                    here,
+                    format!("the waiting order names {name}, where no pawn waits"),
+                ));
+            };
+            if pos.waiting_pawns(c).any(|s| s == sq) {
+                return Err(bad(
+                    here,
+                    format!("{name} is named twice in the waiting order"),
+                ));
+            }
+            pos.enqueue(c, sq);
+        }
+    }
+    for c in Color::ALL {
+        for sq in waiting[c.index()] {
+            if !pos.waiting_pawns(c).any(|s| s == sq) {
+                pos.enqueue(c, sq);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The swap field's letter for a side.

@@ -122,6 +122,10 @@ impl Position {
             return None;
         }
         let waiting = self.waiting(them);
+        // A capture can promote a waiting enemy pawn into a checking piece.
+        if self.variant.waiting_pawn_kinds != 0 && waiting.nonempty() {
+            return None;
+        }
         let classes = &self.by_class[them.index()];
         let mut lines = Bitboard::EMPTY;
         for (i, table) in self.variant.tables.iter().enumerate() {
@@ -249,6 +253,9 @@ impl Position {
             return;
         }
         let choices = &variant.kind(piece.kind).promotion;
+        if variant.waiting_pawn_kinds != 0 {
+            return self.push_lost_promotions(m, piece, out);
+        }
         if choices.is_empty() {
             out.push(m);
         }
@@ -257,6 +264,27 @@ impl Position {
                 promotion: Some(k),
                 ..m
             });
+        }
+    }
+
+    /// Promotion to lost pieces: one move per kind of the list of which the side has fewer
+    /// than at the start, or, with none, the pawn's arrival to wait.
+    #[cold]
+    fn push_lost_promotions(&self, m: Move, piece: Piece, out: &mut Vec<Move>) {
+        let variant = &*self.variant;
+        let start = out.len();
+        for &k in &variant.kind(piece.kind).promotion {
+            if self.pieces_of(piece.color, k).count()
+                < u32::from(variant.start_count[piece.color][k.index()])
+            {
+                out.push(Move {
+                    promotion: Some(k),
+                    ..m
+                });
+            }
+        }
+        if out.len() == start {
+            out.push(m);
         }
     }
 

@@ -53,6 +53,10 @@ pub struct Undo {
     halfmove: u32,
     fullmove: u32,
     hash: u64,
+    /// Promotion to lost pieces: the square (plus one) of a pawn that began to wait, and of a
+    /// waiting pawn that was promoted; 0 for none.
+    queued: u8,
+    dequeued: u8,
 }
 
 /// A legal position of a variant.
@@ -73,6 +77,10 @@ pub struct Position {
     pub(crate) halfmove: u32,
     pub(crate) fullmove: u32,
     pub(crate) hash: u64,
+    /// Per side, the pawns waiting for a lost piece in arrival order: one byte per pawn (its
+    /// square index plus one), the first arrival in the lowest byte. Always 0 unless the
+    /// variant promotes to lost pieces.
+    pub(crate) queue: [u128; 2],
 }
 
 impl std::fmt::Debug for Position {
@@ -88,6 +96,7 @@ impl PartialEq for Position {
             && self.board == other.board
             && self.turn == other.turn
             && self.swap == other.swap
+            && self.queue == other.queue
     }
 }
 
@@ -108,6 +117,7 @@ impl Position {
             halfmove: 0,
             fullmove: 1,
             hash: 0,
+            queue: [0; 2],
         }
     }
 
@@ -191,7 +201,40 @@ impl Position {
                 h ^= z.swap[c.index()];
             }
         }
+        h ^ self.queue_hash()
+    }
+
+    /// The part of the hash that says in which order pawns wait: nothing while no side has
+    /// two waiting pawns, so that every other position hashes as before.
+    pub(crate) fn queue_hash(&self) -> u64 {
+        let mut h = 0;
+        for (i, &q) in self.queue.iter().enumerate() {
+            if q >> 8 != 0 {
+                h ^= super::zobrist::mix(
+                    (q as u64) ^ ((q >> 64) as u64).rotate_left(29) ^ (i as u64 + 1) << 60,
+                );
+            }
+        }
         h
+    }
+
+    /// A side's pawns waiting for a lost piece, the first arrival first.
+    pub fn waiting_pawns(&self, color: Color) -> impl Iterator<Item = Square> + use<> {
+        let mut q = self.queue[color.index()];
+        std::iter::from_fn(move || {
+            let b = (q & 0xff) as u8;
+            q >>= 8;
+            b.checked_sub(1).map(Square)
+        })
+    }
+
+    /// Adds a pawn at the end of a side's waiting line.
+    pub(crate) fn enqueue(&mut self, color: Color, sq: Square) {
+        let q = &mut self.queue[color.index()];
+        let len = (128 - q.leading_zeros()).div_ceil(8);
+        if (len as usize) < super::variant::MAX_WAITING {
+            *q |= u128::from(sq.0 + 1) << (8 * len);
+        }
     }
 
     /// Puts `code` on `sq` (0 empties it), keeping every index and the hash in step.
@@ -240,13 +283,22 @@ impl Position {
     /// ordinary moves and attack nothing.
     #[inline]
     pub(crate) fn waiting(&self, color: Color) -> Bitboard {
-        match &self.variant.rules().pawn_of_pawns {
-            Some(pp) => {
-                let k = &self.by_kind[color.index()];
-                (k[pp.states[1].index()] | k[pp.states[2].index()]) & self.variant.last_rank[color]
-            }
-            None => Bitboard::EMPTY,
+        if self.variant.waiting_kinds == 0 {
+            return Bitboard::EMPTY;
         }
+        self.waiting_of(color)
+    }
+
+    /// [`Position::waiting`] for a variant with waiting pieces.
+    fn waiting_of(&self, color: Color) -> Bitboard {
+        let by_kind = &self.by_kind[color.index()];
+        let mut m = Bitboard::EMPTY;
+        let mut kinds = self.variant.waiting_kinds;
+        while kinds != 0 {
+            m |= by_kind[kinds.trailing_zeros() as usize];
+            kinds &= kinds - 1;
+        }
+        m & self.variant.last_rank[color]
     }
 
     /// A side's pieces that cannot be captured: waiting pawns of pawns and pieces in their
@@ -306,6 +358,8 @@ impl Position {
             halfmove: self.halfmove,
             fullmove: self.fullmove,
             hash: self.hash,
+            queued: 0,
+            dequeued: 0,
         };
         let us = self.turn;
         let moving = self.board[m.from.index()];
@@ -323,6 +377,9 @@ impl Position {
                     && self.variant.rules().king_swap == Some(victim.kind)
                 {
                     self.lose_swap(victim.color);
+                }
+                if self.variant.waiting_pawn_kinds != 0 {
+                    self.wait_or_promote(&mut undo, m, moving, target);
                 }
             }
             MoveKind::Lift | MoveKind::Relocation => {
@@ -349,6 +406,66 @@ impl Position {
         self.turn = !us;
         self.hash ^= self.variant.zobrist.side;
         undo
+    }
+
+    /// Promotion to lost pieces, after an ordinary move: a pawn that arrived without promoting
+    /// joins its side's waiting line; a captured piece promotes the opponent's first waiting
+    /// pawn to its kind.
+    #[cold]
+    fn wait_or_promote(&mut self, undo: &mut Undo, m: Move, moving: u8, target: u8) {
+        let us = self.turn;
+        let before = self.queue_hash();
+        if m.promotion.is_none()
+            && self.variant.last_rank[us].contains(m.to)
+            && Piece::from_code(moving)
+                .is_some_and(|p| self.variant.waiting_pawn_kinds & (1 << p.kind.0) != 0)
+        {
+            self.enqueue(us, m.to);
+            undo.queued = m.to.0 + 1;
+        }
+        if let Some(victim) = Piece::from_code(target)
+            && victim.color != us
+            && let Some(front) = self.waiting_pawns(victim.color).next()
+            && let Some(pawn) = self.piece_at(front)
+            && self
+                .variant
+                .kind(pawn.kind)
+                .promotion
+                .contains(&victim.kind)
+        {
+            self.queue[victim.color.index()] >>= 8;
+            undo.dequeued = front.0 + 1;
+            self.change(undo, front, victim.code());
+        }
+        self.hash ^= before ^ self.queue_hash();
+    }
+
+    /// The opponent's waiting pawn that a move would promote, and to what: the capture of a
+    /// piece in a variant that promotes to lost pieces.
+    #[inline]
+    pub fn waiting_promotion(&self, m: Move) -> Option<(Square, PieceKind)> {
+        if self.variant.waiting_pawn_kinds == 0 {
+            return None;
+        }
+        self.waiting_promotion_of(m)
+    }
+
+    #[cold]
+    fn waiting_promotion_of(&self, m: Move) -> Option<(Square, PieceKind)> {
+        if m.kind != MoveKind::Normal {
+            return None;
+        }
+        let victim = self.piece_at(m.to)?;
+        if victim.color == self.turn {
+            return None;
+        }
+        let front = self.waiting_pawns(victim.color).next()?;
+        let pawn = self.piece_at(front)?;
+        self.variant
+            .kind(pawn.kind)
+            .promotion
+            .contains(&victim.kind)
+            .then_some((front, victim.kind))
     }
 
     /// Takes a side's swap right away, if it still has it.
@@ -409,6 +526,24 @@ impl Position {
         self.fullmove = undo.fullmove;
         self.turn = !self.turn;
         self.hash = undo.hash;
+        if undo.queued | undo.dequeued != 0 {
+            self.unqueue(undo);
+        }
+    }
+
+    /// Restores the waiting lines after taking back a move.
+    #[cold]
+    fn unqueue(&mut self, undo: Undo) {
+        let us = self.turn;
+        if undo.queued != 0 {
+            let q = &mut self.queue[us.index()];
+            let len = (128 - q.leading_zeros()).div_ceil(8);
+            *q &= !(0xffu128 << (8 * (len - 1)));
+        }
+        if undo.dequeued != 0 {
+            let q = &mut self.queue[(!us).index()];
+            *q = (*q << 8) | u128::from(undo.dequeued);
+        }
     }
 
     /// The position after a move (which must be legal here).

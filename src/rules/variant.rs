@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::color::{ByColor, Color};
 use super::definition::{
-    BareKingRule, MoveDef, MovesRef, PermanentCheckRule, StalemateRule, VariantDef,
+    BareKingRule, MoveDef, MovesRef, PermanentCheckRule, PromotionRule, StalemateRule, VariantDef,
 };
 use super::geometry::Geometry;
 use super::movement::{self, MoveTable};
@@ -101,7 +101,11 @@ pub struct Rules {
     /// The kind that may swap once per game.
     pub king_swap: Option<PieceKind>,
     pub pawn_of_pawns: Option<PawnOfPawns>,
+    pub promotion: PromotionRule,
 }
+
+/// The most pawns of one side that can wait at once under [`PromotionRule::LostPieces`].
+pub const MAX_WAITING: usize = 16;
 
 /// A variant ready for play: built from a [`VariantDef`] by [`Variant::new`].
 #[derive(Debug, Clone)]
@@ -116,6 +120,14 @@ pub struct Variant {
     pub(crate) last_rank: ByColor<Bitboard>,
     pub(crate) royal_kinds: u64,
     pub(crate) pawn_kinds: u64,
+    /// The pawn kinds that wait on their last rank for a lost piece (none unless the
+    /// promotion rule is [`PromotionRule::LostPieces`]).
+    pub(crate) waiting_pawn_kinds: u64,
+    /// The kinds that wait on their last rank, immune and without ordinary moves: these pawns,
+    /// or the pawn of pawns after its first and second arrivals.
+    pub(crate) waiting_kinds: u64,
+    /// Per side and kind: how many the start position has (for promotion to lost pieces).
+    pub(crate) start_count: ByColor<[u8; MAX_KINDS]>,
     pub(crate) zobrist: Zobrist,
     symbols: HashMap<String, PieceKind>,
     /// The kind of each one-letter symbol or alias, `A` to `Z`.
@@ -332,7 +344,18 @@ impl Variant {
             permanent_check: def.rules.permanent_check,
             king_swap,
             pawn_of_pawns,
+            promotion: def.rules.promotion,
         };
+        if rules.promotion == PromotionRule::LostPieces && rules.pawn_of_pawns.is_some() {
+            return Err(err(
+                "promotion to lost pieces cannot be combined with a pawn of pawns".into(),
+            ));
+        }
+        if rules.promotion == PromotionRule::LostPieces && geometry.files() as usize > MAX_WAITING {
+            return Err(err(format!(
+                "promotion to lost pieces needs a board of at most {MAX_WAITING} files"
+            )));
+        }
         let last_rank = ByColor::new(
             geometry.rank_mask(geometry.ranks() as i8),
             geometry.rank_mask(1),
@@ -347,6 +370,15 @@ impl Variant {
             .enumerate()
             .filter(|(_, k)| k.pawn)
             .fold(0u64, |m, (i, _)| m | 1 << i);
+        let waiting_pawn_kinds = if rules.promotion == PromotionRule::LostPieces {
+            pawn_kinds
+        } else {
+            0
+        };
+        let waiting_kinds = match &rules.pawn_of_pawns {
+            Some(pp) => 1 << pp.states[1].0 | 1 << pp.states[2].0,
+            None => waiting_pawn_kinds,
+        };
         let zobrist = Zobrist::new(&geometry, &kinds);
         let mut letters = [None; 26];
         for (sym, &k) in &symbols {
@@ -354,7 +386,7 @@ impl Variant {
                 letters[(b - b'A') as usize] = Some(k);
             }
         }
-        let variant = Variant {
+        let mut variant = Variant {
             def,
             geometry,
             kinds,
@@ -364,13 +396,22 @@ impl Variant {
             last_rank,
             royal_kinds,
             pawn_kinds,
+            waiting_pawn_kinds,
+            waiting_kinds,
+            start_count: ByColor::new([0; MAX_KINDS], [0; MAX_KINDS]),
             zobrist,
             symbols,
             letters,
         };
         // The start position must be valid.
-        super::Position::from_fen(&std::sync::Arc::new(variant.clone()), &variant.def.start)
-            .map_err(|e| err(format!("start position: {e}")))?;
+        let start =
+            super::Position::from_fen(&std::sync::Arc::new(variant.clone()), &variant.def.start)
+                .map_err(|e| err(format!("start position: {e}")))?;
+        for color in Color::ALL {
+            for (k, count) in variant.start_count[color].iter_mut().enumerate() {
+                *count = start.pieces_of(color, PieceKind(k as u8)).count() as u8;
+            }
+        }
         Ok(variant)
     }
 

@@ -1,7 +1,7 @@
 //! The built-in variant definitions and loading of user definition files.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::rules::{Variant, VariantDef};
 
@@ -13,6 +13,30 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("defs/knavish-shatranj.toml"),
     ),
     ("tamerlane", include_str!("defs/tamerlane.toml")),
+    (
+        "grand-shatranj-nw",
+        include_str!("defs/grand-shatranj-nw.toml"),
+    ),
+    (
+        "tamerlane-greenwood-1",
+        include_str!("defs/tamerlane-greenwood-1.toml"),
+    ),
+    (
+        "tamerlane-greenwood-2",
+        include_str!("defs/tamerlane-greenwood-2.toml"),
+    ),
+    (
+        "tamerlane-greenwood-3",
+        include_str!("defs/tamerlane-greenwood-3.toml"),
+    ),
+    (
+        "tamerlane-greenwood-4",
+        include_str!("defs/tamerlane-greenwood-4.toml"),
+    ),
+    (
+        "tamerlane-greenwood-5",
+        include_str!("defs/tamerlane-greenwood-5.toml"),
+    ),
 ];
 
 /// Why a variant could not be found or loaded.
@@ -97,25 +121,70 @@ pub fn builtin(name: &str) -> Result<Arc<Variant>, LoadError> {
 }
 
 /// The variants a run knows: the built-ins and any loaded from files, with an optional default
-/// for games that name none. Built once; lookups are cheap.
+/// for games that name none. Built once; lookups are cheap. A built-in variant is compiled the
+/// first time it is looked up, so a run pays only for the variants it uses.
 #[derive(Debug, Clone)]
 pub struct Registry {
-    variants: Vec<Arc<Variant>>,
+    variants: Vec<Arc<Entry>>,
     default: Option<Arc<Variant>>,
+}
+
+/// One variant of a registry: its names, and the variant once compiled.
+#[derive(Debug)]
+struct Entry {
+    id: String,
+    /// The id, display name and aliases, folded for matching.
+    names: Vec<String>,
+    /// The definition text of a built-in variant not compiled yet.
+    text: Option<&'static str>,
+    compiled: OnceLock<Option<Arc<Variant>>>,
+}
+
+impl Entry {
+    fn new(id: &str, name: &str, aliases: &[String]) -> Entry {
+        let mut names = vec![fold(id), fold(name)];
+        names.extend(aliases.iter().map(|a| fold(a)));
+        Entry {
+            id: id.to_string(),
+            names,
+            text: None,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn variant(&self) -> Option<&Arc<Variant>> {
+        self.compiled
+            .get_or_init(|| {
+                let text = self.text?;
+                from_toml(text, &format!("built-in {}", self.id)).ok()
+            })
+            .as_ref()
+    }
 }
 
 impl Registry {
     /// The built-in variants.
     pub fn builtin() -> Registry {
+        let variants = BUILTIN
+            .iter()
+            .filter_map(|(id, text)| {
+                let def = parse_definition(text, id).ok()?;
+                let mut entry = Entry::new(&def.id, &def.name, &def.aliases);
+                entry.text = Some(text);
+                Some(Arc::new(entry))
+            })
+            .collect();
         Registry {
-            variants: builtins(),
+            variants,
             default: None,
         }
     }
 
     /// Adds a variant (a user's file); it takes precedence over a built-in of the same name.
     pub fn add(&mut self, variant: Arc<Variant>) {
-        self.variants.insert(0, variant);
+        let entry = Entry::new(variant.id(), variant.name(), variant.aliases());
+        let _ = entry.compiled.set(Some(variant));
+        self.variants.insert(0, Arc::new(entry));
     }
 
     /// Sets the variant for games without a `Variant` tag.
@@ -130,16 +199,15 @@ impl Registry {
     /// A variant by id, display name or alias (case, spaces, hyphens and underscores ignored).
     pub fn find(&self, name: &str) -> Option<&Arc<Variant>> {
         let wanted = fold(name);
-        self.variants.iter().find(|v| {
-            fold(v.id()) == wanted
-                || fold(v.name()) == wanted
-                || v.aliases().iter().any(|a| fold(a) == wanted)
-        })
+        self.variants
+            .iter()
+            .find(|e| e.names.contains(&wanted))
+            .and_then(|e| e.variant())
     }
 
     /// The ids of the known variants.
     pub fn ids(&self) -> Vec<String> {
-        self.variants.iter().map(|v| v.id().to_string()).collect()
+        self.variants.iter().map(|e| e.id.clone()).collect()
     }
 }
 
