@@ -13,10 +13,10 @@ pub struct VariantsArgs {
 
 pub fn run(args: &VariantsArgs, out: &mut dyn std::io::Write) -> Result<()> {
     for v in kabir::variants::builtins() {
-        writeln!(out, "{:<20} {}", v.id(), v.description())?;
+        writeln!(out, "{:<22} {}", v.id(), v.description())?;
         if args.verbose {
-            writeln!(out, "{:<20} aliases: {}", "", v.aliases().join(", "))?;
-            writeln!(out, "{:<20} start: {}", "", v.start_fen())?;
+            writeln!(out, "{:<22} aliases: {}", "", v.aliases().join(", "))?;
+            writeln!(out, "{:<22} start: {}", "", v.start_fen())?;
         }
     }
     Ok(())

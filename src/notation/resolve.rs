@@ -128,11 +128,26 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
             origin,
             to,
             promotion,
+            waiting,
             ..
         } => {
             let to = square(variant, to)?;
             let promoted = promotion_kind(variant, promotion)?;
-            let promotion_fits = |m: &Move| promotion_fits(promoted, m);
+            // A written promotion of the opponent's waiting pawn must be the one that happens;
+            // omitted, it is implied.
+            let waiting = match waiting {
+                Some((at, letter)) => Some((
+                    square(variant, Place::Board(at))?,
+                    promotion_kind(variant, Some(letter))?,
+                )),
+                None => None,
+            };
+            let promotion_fits = |m: &Move| {
+                promotion_fits(promoted, m)
+                    && waiting.is_none_or(|(at, kind)| {
+                        pos.waiting_promotion(*m) == Some((at, kind.unwrap_or(PieceKind(u8::MAX))))
+                    })
+            };
             if san.is_coordinate() {
                 // The piece is whatever stands on the origin; every move kind is possible.
                 let Origin::Place(from) = origin else {

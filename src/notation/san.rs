@@ -193,6 +193,9 @@ pub enum San {
         to: Place,
         /// Promotion letter, if written (`=Q`, `Q`, or lowercase `q` in coordinate form).
         promotion: Option<Letter>,
+        /// The opponent's waiting pawn that this capture promotes, and what it becomes, if
+        /// written: `Rxe2_c10=E` (promotion to lost pieces).
+        waiting: Option<(Coord, Letter)>,
     },
     /// The pawn of pawns leaves its waiting square on the last rank: `PPe5` (a lift onto an
     /// empty square, or the relocation after its second arrival), `PPxe5` (a lift that
@@ -321,6 +324,8 @@ pub enum SanError {
     BadPawnOfPawns,
     /// The king swap `K:` is not followed by a square.
     BadSwap,
+    /// `_` is not followed by a square, `=` and a piece letter.
+    BadWaitingPromotion,
     /// Castling (`O-O`, `0-0`) does not exist in the Shatranj family.
     Castling,
     /// A null move (`--`, `Z0`, `0000`) is not a move in the Shatranj family.
@@ -344,6 +349,9 @@ impl SanError {
                 "a square after 'PP' (lift or relocation of the pawn of pawns)"
             }
             SanError::BadSwap => "a square after 'K:' (king swap)",
+            SanError::BadWaitingPromotion => {
+                "a square, '=' and a piece letter after '_' (the promotion of a waiting pawn)"
+            }
             SanError::Castling => "a move (castling does not exist in the Shatranj family)",
             SanError::NullMove => "a move (null moves are not allowed)",
         }
@@ -473,6 +481,18 @@ impl San {
             _ => {}
         }
 
+        // The opponent's waiting pawn promoted by a capture: `_c10=E` at the end.
+        let (text, waiting) = match text.iter().rposition(|&b| b == b'_') {
+            Some(i) => {
+                let (body, tail) = (&text[..i], &text[i + 1..]);
+                let parsed = match tail {
+                    [square @ .., b'=', p] => Coord::from_ascii(square).zip(Letter::new(*p)),
+                    _ => None,
+                };
+                (body, Some(parsed.ok_or(SanError::BadWaitingPromotion)?))
+            }
+            None => (text, None),
+        };
         // Promotion: `=X`, or a letter straight after a rank (`e8Q`, coordinate `e7e8q`).
         let mut body = text;
         let mut promotion = None;
@@ -517,6 +537,7 @@ impl San {
             capture,
             to,
             promotion,
+            waiting,
         })
     }
 
@@ -543,6 +564,7 @@ impl fmt::Display for San {
                 capture,
                 to,
                 promotion,
+                waiting,
             } => {
                 if let Some(p) = piece {
                     p.fmt(f)?;
@@ -559,6 +581,9 @@ impl fmt::Display for San {
                 to.fmt(f)?;
                 if let Some(p) = promotion {
                     write!(f, "={p}")?;
+                }
+                if let Some((square, p)) = waiting {
+                    write!(f, "_{square}={p}")?;
                 }
                 Ok(())
             }
@@ -624,6 +649,7 @@ fn from_ascii_fast(text: &[u8]) -> Option<SanPlus> {
             capture,
             to,
             promotion: None,
+            waiting: None,
         },
         suffix,
         glyph: None,
@@ -707,6 +733,7 @@ mod tests {
                 capture,
                 to,
                 promotion,
+                waiting: None,
             }) => (
                 piece.map(Letter::char),
                 origin,
@@ -899,6 +926,36 @@ mod tests {
             normal("Awck3"),
             (Some('A'), Origin::Place(wc), false, board("k3"), None)
         );
+    }
+
+    #[test]
+    fn promotion_of_a_waiting_pawn() {
+        for (text, own, square, letter) in [
+            ("Rxe2_c10=E", None, "c10", 'E'),
+            ("hxg1=O_b10=N", Some('O'), "b10", 'N'),
+            ("e7e2_c10=E", None, "c10", 'E'),
+        ] {
+            match San::from_ascii(text.as_bytes()) {
+                Ok(San::Normal {
+                    promotion,
+                    waiting: Some((at, p)),
+                    ..
+                }) => {
+                    assert_eq!(promotion.map(Letter::char), own, "{text}");
+                    assert_eq!((at, p.char()), (sq(square), letter), "{text}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+            let back = San::from_ascii(text.as_bytes()).map(|s| s.to_string());
+            assert_eq!(back.as_deref(), Ok(text));
+        }
+        for bad in ["Rxe2_", "Rxe2_c10", "Rxe2_c10=", "Rxe2_z99=E", "Rxe2_c10=1"] {
+            assert_eq!(
+                San::from_ascii(bad.as_bytes()),
+                Err(SanError::BadWaitingPromotion),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

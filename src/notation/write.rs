@@ -81,6 +81,13 @@ pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
             s.push_str(variant.kind(p).symbol.trim_end_matches('\''));
         }
     }
+    // A capture that promotes the opponent's waiting pawn says so (`Rxe2_c10=E`).
+    if let Some((at, kind)) = pos.waiting_promotion(m) {
+        s.push('_');
+        s.push_str(g.name(at));
+        s.push('=');
+        s.push_str(&variant.kind(kind).symbol);
+    }
     s
 }
 
