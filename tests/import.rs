@@ -49,12 +49,12 @@ fn samples_import_once_and_reimport_adds_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    // 13 games; the pychess-style shatranj game has the same moves as the annotated one.
+    // 20 games; the pychess-style shatranj game has the same moves as the annotated one.
     assert!(
-        text.contains("games read: 13, imported: 12, duplicates: 1, rejected: 0"),
+        text.contains("games read: 20, imported: 19, duplicates: 1, rejected: 0"),
         "{text}"
     );
-    assert_eq!(count(&db, "SELECT count(*) FROM game"), 12);
+    assert_eq!(count(&db, "SELECT count(*) FROM game"), 19);
     let again = kabir()
         .arg("import")
         .arg("--db")
@@ -63,8 +63,8 @@ fn samples_import_once_and_reimport_adds_nothing() {
         .output()
         .unwrap();
     let text = String::from_utf8(again.stdout).unwrap();
-    assert!(text.contains("imported: 0, duplicates: 13"), "{text}");
-    assert_eq!(count(&db, "SELECT count(*) FROM game"), 12);
+    assert!(text.contains("imported: 0, duplicates: 20"), "{text}");
+    assert_eq!(count(&db, "SELECT count(*) FROM game"), 19);
     assert_eq!(integrity(&db), "ok");
 }
 
@@ -110,7 +110,7 @@ fn the_database_path_comes_from_kabir_db_too() {
         .args(samples())
         .assert()
         .code(0);
-    assert_eq!(count(&db, "SELECT count(*) FROM game"), 12);
+    assert_eq!(count(&db, "SELECT count(*) FROM game"), 19);
 }
 
 #[test]
