@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Long fuzzing runs (not part of CI). Runs each named target (default: all four) one after
+# the other, at the lowest CPU priority, with the limits the reliability figures are quoted
+# at: at most 1 s per input and 2 GB of memory.
+#
+#   fuzz/run.sh                    # every target, 10 million executions each
+#   RUNS=1000000 fuzz/run.sh fen   # one target, fewer executions
+#   MAX_TIME=3600 fuzz/run.sh      # stop each target after an hour at the latest
+#
+# Needs cargo-fuzz (`cargo install cargo-fuzz --locked`); works on the stable toolchain
+# (`-s none`: no sanitizer). Each run's log goes to fuzz/logs/TARGET.log and its last line,
+# "Done N runs in S second(s)", is the figure for docs/RELIABILITY.md. A crashing input is
+# written to fuzz/artifacts/TARGET/; copy it to tests/data/fuzz-regressions/TARGET/ so that
+# `cargo test --test fuzz_regressions` keeps replaying it.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+RUNS=${RUNS:-10000000}
+MAX_TIME=${MAX_TIME:-0}
+TARGETS=("$@")
+if [ ${#TARGETS[@]} -eq 0 ]; then
+    TARGETS=(reader fen san_replay variant_definition)
+fi
+
+# Seed corpora from the repository's own files (the corpus directories are not committed).
+seed() {
+    local target=$1
+    local dir=corpus/$target
+    mkdir -p "$dir"
+    case $target in
+        reader)
+            cp ../samples/*.pgn ../tests/data/notation/* ../tests/data/validate/*.pgn "$dir"/
+            ;;
+        fen)
+            # The first byte picks the variant (in `kabir::variants::builtin_ids()` order).
+            local i=0
+            for def in ../src/variants/defs/*.toml; do
+                local start
+                start=$(sed -n 's/^start = "\(.*\)"$/\1/p' "$def")
+                for b in 0 1 2 3 4 5 6 7 8; do
+                    printf "\\x0$b%s" "$start" >"$dir/start-$i-$b"
+                done
+                i=$((i + 1))
+            done
+            ;;
+        san_replay)
+            # The first byte picks a position; the rest is move text.
+            local n=0
+            for f in ../samples/*.pgn ../tests/data/validate/*.pgn; do
+                { printf "\\x%02x" $((n % 256)); sed '/^\[/d' "$f"; } >"$dir/moves-$n"
+                n=$((n + 1))
+            done
+            printf '\x01Nf3 e3 PPe5 K:e2 Rxd7+ a1=Q O-O 1-0' >"$dir/mixed"
+            ;;
+        variant_definition)
+            cp ../src/variants/defs/*.toml ../tests/data/variants/*.toml "$dir"/
+            ;;
+    esac
+    # Every input that ever crashed is a seed too.
+    if [ -d "../tests/data/fuzz-regressions/$target" ]; then
+        cp ../tests/data/fuzz-regressions/"$target"/* "$dir"/ 2>/dev/null || true
+    fi
+}
+
+mkdir -p logs
+for target in "${TARGETS[@]}"; do
+    seed "$target"
+    echo "== $target: $RUNS executions"
+    nice -n 19 cargo fuzz run "$target" -s none --release -- \
+        -runs="$RUNS" -max_total_time="$MAX_TIME" -timeout=1 -rss_limit_mb=2048 \
+        -max_len=8192 -print_final_stats=1 2>&1 | tee "logs/$target.log" | grep -E '^(Done|==|#[0-9]+ +(DONE|pulse))|ERROR|SUMMARY' || true
+    tail -n 1 "logs/$target.log"
+done

@@ -1,0 +1,185 @@
+//! The checks behind the fuzz targets in `fuzz/`, shared with `tests/fuzz_regressions.rs` so
+//! that every input a fuzzer ever found is replayed through exactly the same code in CI.
+//!
+//! Each check takes arbitrary bytes and panics only when kabir breaks one of its promises:
+//! a panic inside the library, or an invariant (round trip, hash, span) that does not hold.
+#![allow(dead_code)]
+
+use std::sync::{Arc, OnceLock};
+
+use kabir::generate::{Options, random_game};
+use kabir::notation::game::RawGame;
+use kabir::notation::reader::Reader;
+use kabir::notation::san::SanPlus;
+use kabir::notation::{resolve, san};
+use kabir::replay::replay;
+use kabir::rules::{Position, Variant};
+use kabir::variants::{Registry, builtin, builtin_ids, from_toml};
+
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(Registry::builtin)
+}
+
+fn variants() -> &'static [Arc<Variant>] {
+    static VARIANTS: OnceLock<Vec<Arc<Variant>>> = OnceLock::new();
+    VARIANTS.get_or_init(|| {
+        builtin_ids()
+            .iter()
+            .map(|id| builtin(id).unwrap())
+            .collect()
+    })
+}
+
+/// Positions from generated games of every built-in variant: the places where fuzzed move
+/// text is tried. Built once; the same for every run.
+fn positions() -> &'static [Position] {
+    static POSITIONS: OnceLock<Vec<Position>> = OnceLock::new();
+    POSITIONS.get_or_init(|| {
+        let mut out = Vec::new();
+        for variant in variants() {
+            for i in 0..8 {
+                let options = Options {
+                    max_plies: 40 * i as usize + 1,
+                    ..Options::default()
+                };
+                let game = random_game(variant, 17, i, &options);
+                let mut pos = game.start().clone();
+                for (ply, &m) in game.moves().iter().enumerate() {
+                    if ply % 13 == 0 {
+                        out.push(pos.clone());
+                    }
+                    pos.play_unchecked(m);
+                }
+                out.push(pos);
+            }
+        }
+        out
+    })
+}
+
+/// Reads the bytes as a file of games, replays each game and writes the valid ones
+/// canonically; the canonical text must read and replay to the same moves again.
+pub fn reader(data: &[u8]) {
+    let mut offset = 0u64;
+    let mut game = RawGame::default();
+    let mut reader = Reader::new(data);
+    while reader
+        .read_game_into(&mut game)
+        .expect("reading from memory cannot fail")
+    {
+        assert!(game.source_offset >= offset, "games go forward");
+        offset = game.source_offset + game.source.len() as u64;
+        assert!(offset <= data.len() as u64);
+        for d in &game.diagnostics {
+            assert!(d.span.offset >= game.source_offset, "{d:?}");
+            assert!(d.span.end() <= offset, "{d:?}");
+            assert!(d.span.line >= 1 && d.span.column >= 1, "{d:?}");
+        }
+        let r = replay(&game, registry());
+        if r.is_valid() {
+            let text = r.write_canonical(&game);
+            let again = Reader::new(text.as_bytes())
+                .next()
+                .expect("the canonical text holds a game")
+                .expect("reading from memory cannot fail");
+            let r2 = replay(&again, registry());
+            assert!(r2.is_valid(), "{text}\n{:?}", r2.problems);
+            let moves = |r: &kabir::replay::Replay| r.game.as_ref().map(|g| g.moves().to_vec());
+            assert_eq!(moves(&r), moves(&r2), "{text}");
+        }
+    }
+}
+
+/// The first byte picks a variant, the rest is a position string. A position that reads must
+/// write back to a string that reads to the same position, with a consistent hash, and every
+/// legal move must play and take back cleanly.
+pub fn fen(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let variant = &variants()[pick as usize % variants().len()];
+    let text = String::from_utf8_lossy(rest);
+    let Ok(pos) = Position::from_fen(variant, &text) else {
+        return;
+    };
+    let written = pos.to_fen();
+    let again = Position::from_fen(variant, &written)
+        .unwrap_or_else(|e| panic!("{text:?} wrote {written:?}, which does not read: {e}"));
+    assert_eq!(again, pos, "{text:?} -> {written:?}");
+    assert_eq!(again.to_fen(), written);
+    assert_eq!(pos.hash(), pos.compute_hash(), "{text:?}");
+    let _ = pos.status();
+    let mut scratch = pos.clone();
+    for m in pos.legal_moves() {
+        let undo = scratch.play_unchecked(m);
+        assert_eq!(scratch.hash(), scratch.compute_hash(), "{written} {m:?}");
+        let _ = scratch.to_fen();
+        scratch.undo(undo);
+        assert_eq!(scratch, pos, "{written}: undo of {m:?}");
+    }
+}
+
+/// The first byte picks a position from generated games, the rest is move text. Every token
+/// is read as a move and resolved; a move that resolves writes back to SAN naming it alone.
+/// The text is also replayed as a whole game from that position.
+pub fn san_replay(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let start = &positions()[pick as usize % positions().len()];
+    let legal = start.legal_moves();
+    for token in rest.split(|b| b.is_ascii_whitespace()).take(64) {
+        let Ok(san_plus) = SanPlus::from_ascii(token) else {
+            continue;
+        };
+        if let Ok(m) = resolve(&san_plus.san, start, &legal) {
+            assert!(legal.contains(&m), "{token:?} resolved to an illegal move");
+            let canonical = san(start, m, &legal);
+            let back = SanPlus::from_ascii(canonical.as_bytes())
+                .unwrap_or_else(|e| panic!("canonical {canonical:?} does not read: {e:?}"));
+            assert_eq!(
+                resolve(&back.san, start, &legal).ok(),
+                Some(m),
+                "{canonical:?} in {}",
+                start.to_fen()
+            );
+        }
+    }
+    let mut text = format!(
+        "[Variant \"{}\"]\n[FEN \"{}\"]\n\n",
+        start.variant().id(),
+        start.to_fen()
+    )
+    .into_bytes();
+    text.extend_from_slice(rest);
+    reader(&text);
+}
+
+/// The bytes as a variant definition; one that loads must give a start position whose
+/// legal moves play, take back and write as position strings that read back.
+pub fn variant_definition(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(variant) = from_toml(text, "fuzz") else {
+        return;
+    };
+    let start = Position::start(&variant);
+    let written = start.to_fen();
+    let again = Position::from_fen(&variant, &written)
+        .unwrap_or_else(|e| panic!("start {written:?} does not read back: {e}"));
+    assert_eq!(again, start);
+    let mut scratch = start.clone();
+    for m in start.legal_moves().into_iter().take(200) {
+        let undo = scratch.play_unchecked(m);
+        assert_eq!(scratch.hash(), scratch.compute_hash(), "{m:?}");
+        let after = scratch.to_fen();
+        let read = Position::from_fen(&variant, &after)
+            .unwrap_or_else(|e| panic!("{after:?} after {m:?} does not read back: {e}"));
+        assert_eq!(read, scratch, "{after}");
+        let _ = scratch.legal_moves();
+        scratch.undo(undo);
+        assert_eq!(scratch, start);
+    }
+}
