@@ -131,27 +131,51 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         totals.files += 1;
         replay_file(path, &registry, |raw, r| {
             totals.read += 1;
-            match (&r.variant, &r.game) {
+            // `Some(why)` for a game that is not stored: invalid, or valid but refused by the
+            // database (`why` says why), so that it is reported and kept with the rejects.
+            let refused = match (&r.variant, &r.game) {
                 (Some(variant), Some(game)) if r.is_valid() => {
                     let tags = r.canonical_tags(raw);
                     let pgn = r.write_canonical_with(raw, &tags);
-                    batch.push(GameRecord {
+                    let record = GameRecord {
                         variant: variant.clone(),
                         start: game.start().clone(),
                         moves: game.moves().to_vec(),
                         tags,
                         result: kabir::replay::Replay::claimed_result(raw),
                         pgn,
-                    });
+                    };
+                    match record.check() {
+                        Ok(()) => {
+                            batch.push(record);
+                            None
+                        }
+                        Err(e) => Some(Some(e)),
+                    }
                 }
-                _ => {
+                _ => Some(None),
+            };
+            match refused {
+                None => {}
+                Some(why) => {
                     totals.rejected += 1;
                     if !args.quiet {
                         let stderr = std::io::stderr();
                         let mut err = stderr.lock();
+                        let write = |err: &mut dyn Write| -> Result<()> {
+                            match &why {
+                                Some(e) => writeln!(
+                                    err,
+                                    "kabir import: {path}:{}: game {} not stored: {e}",
+                                    raw.start.line, raw.number
+                                )?,
+                                None => write_tables(err, path, raw, r)?,
+                            }
+                            Ok(())
+                        };
                         match &progress {
-                            Some(bar) => bar.suspend(|| write_tables(&mut err, path, raw, r))?,
-                            None => write_tables(&mut err, path, raw, r)?,
+                            Some(bar) => bar.suspend(|| write(&mut err))?,
+                            None => write(&mut err)?,
                         }
                     }
                     if let Some(rejects_path) = &args.rejects {

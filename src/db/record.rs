@@ -141,6 +141,34 @@ pub(crate) fn well_formed(pos: &Position, m: Move) -> bool {
     pos.piece_at(m.from).is_some_and(|p| p.color == pos.turn())
 }
 
+impl GameRecord {
+    /// The checks the importer makes before storing a record that do not need its moves
+    /// replayed: the variant, the result and the length. A caller can use it to report a game
+    /// it cannot store, with its place in the input, before handing the record over.
+    pub fn check(&self) -> Result<(), RecordError> {
+        check(&self.variant, &self.start, &self.result, self.moves.len())
+    }
+}
+
+fn check(
+    variant: &Variant,
+    start: &Position,
+    result: &str,
+    plies: usize,
+) -> Result<(), RecordError> {
+    if start.variant().id() != variant.id() {
+        return Err(RecordError::VariantMismatch {
+            expected: variant.id().to_string(),
+            found: start.variant().id().to_string(),
+        });
+    }
+    if GameResult::parse(result).is_none() {
+        return Err(RecordError::BadResult(result.to_string()));
+    }
+    u16::try_from(plies).map_err(|_| RecordError::TooLong(plies))?;
+    Ok(())
+}
+
 /// Replays a record and derives everything stored about it. `standard` is the variant's start
 /// position, if the caller has it at hand.
 pub(crate) fn derive(
@@ -155,12 +183,7 @@ pub(crate) fn derive(
         result,
         pgn,
     } = record;
-    if start.variant().id() != variant.id() {
-        return Err(RecordError::VariantMismatch {
-            expected: variant.id().to_string(),
-            found: start.variant().id().to_string(),
-        });
-    }
+    check(&variant, &start, &result, moves.len())?;
     // The start position's own variant from here on: its piece kinds are the ones the moves
     // refer to.
     let variant = start.variant().clone();

@@ -1,0 +1,230 @@
+//! `kabir import` through the real binary on databases it must not damage: a read-only file,
+//! a damaged file, a file from a newer kabir, a directory, two imports into one file at once,
+//! and games it cannot store. Each gives a clear error (exit status 2) or waits; the file is
+//! left as it was, and `PRAGMA integrity_check` says `ok` after every run.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use assert_cmd::Command;
+
+fn kabir() -> Command {
+    Command::cargo_bin("kabir").unwrap()
+}
+
+fn samples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn integrity(db: &Path) -> String {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap()
+}
+
+fn games(db: &Path) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row("SELECT count(*) FROM game", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// A database holding the samples, checkpointed into its main file.
+fn sample_db(dir: &Path, name: &str) -> PathBuf {
+    let db = dir.join(name);
+    kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&db)
+        .args(samples())
+        .assert()
+        .code(0);
+    assert_eq!(integrity(&db), "ok");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    db
+}
+
+/// Runs `kabir import` of the samples into `db`; returns stderr after asserting the status.
+fn import_fails(db: &Path, code: i32) -> String {
+    let out = kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(db)
+        .args(samples())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    stderr
+}
+
+#[test]
+fn a_read_only_database_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path(), "ro.db");
+    let before = std::fs::read(&db).unwrap();
+    let count = games(&db);
+    let mut perms = std::fs::metadata(&db).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&db, perms).unwrap();
+    let stderr = import_fails(&db, 2);
+    assert!(
+        stderr.contains("ro.db") && stderr.contains("read-only"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the file was written to"
+    );
+    assert_eq!(games(&db), count);
+    assert_eq!(integrity(&db), "ok");
+}
+
+#[test]
+fn a_damaged_database_is_reported_and_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path(), "damaged.db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    // Keep the header page, overwrite the rest with noise.
+    let len = bytes.len();
+    for (i, b) in bytes[4096..len].iter_mut().enumerate() {
+        *b = (i * 7 + 3) as u8;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+    let stderr = import_fails(&db, 2);
+    assert!(
+        stderr.contains("damaged.db") && stderr.contains("damaged"),
+        "{stderr}"
+    );
+    // Nothing past the 100-byte file header (whose change counter an opened write
+    // transaction may bump) is written.
+    let after = std::fs::read(&db).unwrap();
+    assert_eq!(after.len(), bytes.len());
+    assert!(
+        after[100..] == bytes[100..],
+        "the damaged file was written to"
+    );
+}
+
+#[test]
+fn a_database_from_a_newer_kabir_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path(), "newer.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "user_version", kabir::db::SCHEMA_VERSION + 1)
+        .unwrap();
+    drop(conn);
+    let before = std::fs::read(&db).unwrap();
+    let stderr = import_fails(&db, 2);
+    assert!(stderr.contains("newer"), "{stderr}");
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the file was written to"
+    );
+    assert_eq!(integrity(&db), "ok");
+}
+
+#[test]
+fn a_directory_as_the_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let stderr = import_fails(dir.path(), 2);
+    assert!(stderr.contains("is a directory"), "{stderr}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn two_imports_into_one_database_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |seed: &str| {
+        let path = dir.path().join(format!("games-{seed}.pgn"));
+        kabir()
+            .args(["generate", "--variant", "shatranj", "--games", "300"])
+            .args(["--seed", seed, "-o"])
+            .arg(&path)
+            .assert()
+            .code(0);
+        path
+    };
+    let (a, b, common) = (file("1"), file("2"), file("3"));
+    // The same games imported one after the other: the expected contents.
+    let reference = dir.path().join("reference.db");
+    kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&reference)
+        .args([&a, &b, &common])
+        .assert()
+        .code(0);
+    let expected = games(&reference);
+    assert!(expected > 800, "{expected}");
+
+    let db = dir.path().join("shared.db");
+    let spawn = |files: [&PathBuf; 2]| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"))
+            .args(["import", "--quiet", "--batch", "25", "--db"])
+            .arg(&db)
+            .args(files)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (spawn([&a, &common]), spawn([&b, &common]));
+    for child in [first, second] {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(games(&db), expected);
+    assert_eq!(integrity(&db), "ok");
+}
+
+#[test]
+fn a_valid_game_the_database_cannot_store_is_reported_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    // Valid games: 70,000 plies of knights going back and forth (no repetition rule by
+    // default), and a Result tag that is not a result.
+    let mut long = String::from("[Variant \"Shatranj\"]\n\n");
+    for i in (1..=35_000).step_by(2) {
+        long.push_str(&format!("{i}. Nf3 Nf6 {}. Ng1 Ng8 ", i + 1));
+    }
+    long.push_str("*\n\n");
+    let odd_result = "[Variant \"Shatranj\"]\n[Result \"2-0\"]\n\n1. e3 e6\n\n";
+    let good = "[Variant \"Shatranj\"]\n\n1. e3 e6 *\n";
+    let input = dir.path().join("input.pgn");
+    std::fs::write(&input, format!("{long}{odd_result}{good}")).unwrap();
+    let db = dir.path().join("games.db");
+    let rejects = dir.path().join("rejects.pgn");
+    let out = kabir()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg("--rejects")
+        .arg(&rejects)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("input.pgn:1: game 1 not stored: 70000 plies; at most 65535"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("input.pgn:") && stderr.contains("game 2 not stored: result \"2-0\""),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&rejects).unwrap(),
+        format!("{long}{odd_result}")
+    );
+    assert_eq!(games(&db), 1);
+    assert_eq!(integrity(&db), "ok");
+}
