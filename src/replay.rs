@@ -164,12 +164,16 @@ impl Replay {
         self.game.as_ref().map(Game::status)
     }
 
-    /// The result written after the moves, else the `Result` tag, else `*`.
+    /// The result written after the moves, else the `Result` tag if it holds a result, else
+    /// `*`.
     pub fn claimed_result(raw: &RawGame) -> String {
+        // A tag such as `0-0` is no claim; written after the moves it would not read back.
         raw.result()
-            .map(|r| r.as_str().to_string())
-            .or_else(|| raw.tag(tags::RESULT).map(|r| r.into_owned()))
-            .unwrap_or_else(|| "*".to_string())
+            .or_else(|| {
+                raw.tag(tags::RESULT)
+                    .and_then(|t| GameResult::from_ascii(t.trim().as_bytes()))
+            })
+            .map_or_else(|| "*".to_string(), |r| r.as_str().to_string())
     }
 
     /// The game's tag pairs in canonical order: the seven-tag roster (filled in where
@@ -187,6 +191,9 @@ impl Replay {
                 && let Some(v) = &self.variant
             {
                 value = v.name().to_string();
+            }
+            if name == tags::RESULT {
+                value = Self::claimed_result(raw);
             }
             tag_list.push((name, value));
         }

@@ -254,3 +254,28 @@ fn a_tag_value_of_one_megabyte() {
     assert_eq!(problems, owned(&[("illegal-move", 4, 13)]));
     assert_eq!(games[0]["white"].as_str(), Some(value.as_str()));
 }
+
+#[test]
+fn a_result_tag_that_is_no_result_is_not_written_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("odd.pgn");
+    std::fs::write(
+        &input,
+        "[Variant \"Shatranj\"]\n[Result \"0-0\"]\n\n1. e3 e6\n",
+    )
+    .unwrap();
+    let fixed = dir.path().join("fixed.pgn");
+    kabir()
+        .args(["validate", "--quiet", "--fix"])
+        .arg(&fixed)
+        .arg(&input)
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&fixed).unwrap();
+    assert!(
+        text.contains("[Result \"*\"]") && text.contains("1. e3 e6 *"),
+        "{text}"
+    );
+    let (code, problems, _, _) = validate(&fixed);
+    assert_eq!((code, problems), (0, vec![]));
+}
