@@ -56,10 +56,13 @@ fn owned(list: &[(&str, u64, u64)]) -> Vec<Reported> {
         .collect()
 }
 
+/// A file of the catalogue: name, exit status, every problem as (kind, line, column), and a
+/// phrase the first message must contain.
+type Case<'a> = (&'a str, i32, &'a [(&'a str, u64, u64)], &'a str);
+
 #[test]
 fn every_file_of_the_catalogue() {
-    // (file, exit status, problems, a phrase the first message must contain)
-    let catalogue: &[(&str, i32, &[(&str, u64, u64)], &str)] = &[
+    let catalogue: &[Case] = &[
         ("empty.pgn", 0, &[], ""),
         ("whitespace.pgn", 0, &[], ""),
         ("invalid-utf8-tag.pgn", 1, &[("syntax", 1, 12)], "UTF-8"),
