@@ -4,6 +4,7 @@
 //! text ([`notation`]) -> games and moves ([`rules`]) -> rows and answers ([`db`]).
 //! Variant definitions ([`variants`]) are data files compiled into [`rules::Variant`] values.
 pub mod db;
+pub mod diagram;
 pub mod generate;
 pub mod notation;
 pub mod replay;

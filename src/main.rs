@@ -27,6 +27,8 @@ enum Command {
     Validate(cli::validate::ValidateArgs),
     /// Import game files into a database (default kabir.db).
     Import(cli::import::ImportArgs),
+    /// Draw a position as SVG or PNG.
+    Diagram(cli::diagram::DiagramArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => cli::generate::run(a, &mut out).map(|()| true),
         Command::Validate(a) => cli::validate::run(a, &mut out),
         Command::Import(a) => cli::import::run(a, &mut out),
+        Command::Diagram(a) => cli::diagram::run(a, &mut out).map(|()| true),
     };
     let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into));
     match result {

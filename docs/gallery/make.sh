@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Regenerates the gallery: every built-in variant's start position, a few special positions,
+# and the charts of a database imported from samples/. Run from anywhere:
+#   docs/gallery/make.sh            (uses target/release/kabir, building it if needed)
+#   KABIR=/path/to/kabir docs/gallery/make.sh
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+kabir="${KABIR:-$root/target/release/kabir}"
+if [[ -z "${KABIR:-}" ]]; then
+  cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+fi
+rm -f "$here"/*.svg
+readme="$here/README.md"
+{
+  echo "# Gallery"
+  echo
+  echo "Made by \`docs/gallery/make.sh\` from the built-in variants and \`samples/\`; the key is in"
+  echo "[DIAGRAMS.md](../DIAGRAMS.md)."
+  echo
+  echo "## Start positions"
+  echo
+} >"$readme"
+
+# Every built-in variant, as `kabir variants` lists them.
+"$kabir" variants | while read -r id description; do
+  "$kabir" diagram --variant "$id" -o "$here/start-$id.svg"
+  printf '### %s\n\n%s\n\n![%s start position](start-%s.svg)\n\n' \
+    "$id" "$description" "$id" "$id" >>"$readme"
+done
+
+{
+  echo "## Special positions"
+  echo
+} >>"$readme"
+special() {
+  local name="$1" text="$2"
+  shift 2
+  "$kabir" diagram "$@" -o "$here/$name.svg"
+  printf '### %s\n\n![%s](%s.svg)\n\n' "$text" "$text" "$name" >>"$readme"
+}
+special tamerlane-citadels \
+  "Tamerlane: adventitious kings in both citadels, a waiting pawn of pawns, a prince" \
+  --variant tamerlane --fen "k3PP'6/a11/11/11/11/11/4S6/2pp''1PRPN5/11A/K10 w - - 0 1" \
+  --arrow e10e5
+special shatranj-line "Shatranj after 1. e3 e6 2. Nf3, with an arrow" \
+  --variant shatranj --moves "1. e3 e6 2. Nf3" --arrow g8f6
