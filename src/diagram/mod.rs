@@ -5,9 +5,10 @@
 //! with coordinates, the last move, arrows, the side to move and a caption, as SVG written
 //! directly, with `data-*` attributes that say what each element stands for. [`svg_to_png`]
 //! rasterises it in pure Rust with an embedded font, so no system fonts are needed. The piece
-//! key is in `docs/DIAGRAMS.md`.
+//! key is in `docs/DIAGRAMS.md`. [`chart`] draws the database's statistics the same way.
 
 mod board;
+pub mod chart;
 mod render;
 mod svg;
 

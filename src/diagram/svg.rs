@@ -139,6 +139,23 @@ impl Svg {
         Svg { out }
     }
 
+    /// A piece of a document, to be put into one with [`Svg::raw`].
+    pub(crate) fn fragment() -> Svg {
+        Svg {
+            out: String::with_capacity(16 * 1024),
+        }
+    }
+
+    /// The text written so far (of a fragment).
+    pub(crate) fn into_inner(self) -> String {
+        self.out
+    }
+
+    /// Appends markup written elsewhere.
+    pub(crate) fn raw(&mut self, markup: &str) {
+        self.out.push_str(markup);
+    }
+
     /// An empty element.
     pub(crate) fn leaf(&mut self, name: &str, attrs: &[(&str, Value<'_>)]) {
         self.out.push('<');
