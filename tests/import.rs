@@ -184,3 +184,38 @@ fn a_killed_import_leaves_whole_batches_and_rerunning_completes_it() {
     assert_eq!(count(&db, "SELECT count(*) FROM game"), expected);
     assert_eq!(integrity(&db), "ok");
 }
+
+#[test]
+fn the_new_variants_import_and_their_positions_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = kabir()
+        .arg("import")
+        .arg("--db")
+        .arg(&db)
+        .arg(format!("{root}/samples/grand-shatranj-nw.pgn"))
+        .arg(format!("{root}/samples/tamerlane-greenwood.pgn"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("games read: 7, imported: 7"), "{text}");
+    // The waiting-pawns game after Black's Nxi1_c10=N, which promoted White's pawn on c10.
+    let v = kabir::variants::builtin("grand-shatranj-nw").unwrap();
+    let mut pos = kabir::rules::Position::from_fen(
+        &v,
+        "9e/P1P7/10/2k7/10/10/10/7n2/5E4/MBAJK1HONL w - - 0 1",
+    )
+    .unwrap();
+    for uci in ["c9c10", "j10j9", "a9a10", "h3i1"] {
+        let m = kabir::rules::Move::from_uci(uci, &pos).unwrap();
+        pos = pos.after(m);
+    }
+    let db = kabir::db::Database::open(&db).unwrap();
+    let hits = db.search_position(&pos).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].ply, 4);
+    let game = db.game(hits[0].game).unwrap().unwrap();
+    assert_eq!(game.variant, "grand-shatranj-nw");
+    assert!(game.pgn.contains("Nxi1_c10=N"), "{}", game.pgn);
+}
