@@ -279,8 +279,8 @@ impl Position {
         self.set(sq, code);
     }
 
-    /// A side's pawns of pawns waiting on their last rank: they cannot be captured, make no
-    /// ordinary moves and attack nothing.
+    /// A side's pieces waiting on their last rank (pawns of pawns, or pawns waiting for a lost
+    /// piece): they cannot be captured, make no ordinary moves and attack nothing.
     #[inline]
     pub(crate) fn waiting(&self, color: Color) -> Bitboard {
         if self.variant.waiting_kinds == 0 {
