@@ -17,15 +17,66 @@ fn square(text: &str) -> Coord {
 fn every_move_example_of_the_spec_is_a_move() {
     let examples = [
         // 6.1 - 6.3
-        "Nf3", "Nxf3", "e4", "exd5", "Nbd7", "R1a3", "R10xa3", "Zd2b6", "Awck3", "e8=Q", "b10=R",
+        "Nf3",
+        "Nxf3",
+        "e4",
+        "exd5",
+        "Nbd7",
+        "R1a3",
+        "R10xa3",
+        "Zd2b6",
+        "Awck3",
+        "e8=Q",
+        "b10=R",
         "f10=S", // 6.4, 6.5
-        "k10", "k10=A", "Se4", "Axf5", "Awc", "Ak3", // 6.6 - 6.8
-        "PPe5", "PPxe5", "PPf3", "K:e2", "K:d9=R", "Kbc", "Ka10-bc", "a10bc",
+        "k10",
+        "k10=A",
+        "Se4",
+        "Axf5",
+        "Awc",
+        "Ak3", // 6.6 - 6.8
+        "PPe5",
+        "PPxe5",
+        "PPf3",
+        "K:e2",
+        "K:d9=R",
+        "Kbc",
+        "Ka10-bc",
+        "a10bc",
         // 6.10
         "Nf3+!?", // 8
-        "e2-e3", "e2e3", "Ng1xf3", "Ng1-f3", "g1f3", "b9b10r", "e7e8q", "k9k10a", "a10e5", "f2e2",
-        "k2wc", "wck3", "Fe2", "Ab3", "Ec3", "Hf3", "De5", "Pe4", "e8Q", "e8", "Qxf7", // 11
-        "a9a10", "a10e7", "f9g9", "PPxe7+", "K:g9", "Ae2",
+        "e2-e3",
+        "e2e3",
+        "Ng1xf3",
+        "Ng1-f3",
+        "g1f3",
+        "b9b10r",
+        "e7e8q",
+        "k9k10a",
+        "a10e5",
+        "f2e2",
+        "k2wc",
+        "wck3",
+        "Fe2",
+        "Ab3",
+        "Ec3",
+        "Hf3",
+        "De5",
+        "Pe4",
+        "e8Q",
+        "e8",
+        "Qxf7", // 11
+        "a9a10",
+        "a10e7",
+        "f9g9",
+        "PPxe7+",
+        "K:g9",
+        "Ae2", // 6.9
+        "c10=E",
+        "c10",
+        "Exe2_c10=E",
+        "hxg1=O_b10=N",
+        "e7e2",
     ];
     for text in examples {
         san(text);

@@ -194,7 +194,7 @@ pub enum San {
         /// Promotion letter, if written (`=Q`, `Q`, or lowercase `q` in coordinate form).
         promotion: Option<Letter>,
         /// The opponent's waiting pawn that this capture promotes, and what it becomes, if
-        /// written: `Rxe2_c10=E` (promotion to lost pieces).
+        /// written: `Exe2_c10=E` (promotion to lost pieces).
         waiting: Option<(Coord, Letter)>,
     },
     /// The pawn of pawns leaves its waiting square on the last rank: `PPe5` (a lift onto an
@@ -931,7 +931,7 @@ mod tests {
     #[test]
     fn promotion_of_a_waiting_pawn() {
         for (text, own, square, letter) in [
-            ("Rxe2_c10=E", None, "c10", 'E'),
+            ("Exe2_c10=E", None, "c10", 'E'),
             ("hxg1=O_b10=N", Some('O'), "b10", 'N'),
             ("e7e2_c10=E", None, "c10", 'E'),
         ] {
@@ -949,7 +949,7 @@ mod tests {
             let back = San::from_ascii(text.as_bytes()).map(|s| s.to_string());
             assert_eq!(back.as_deref(), Ok(text));
         }
-        for bad in ["Rxe2_", "Rxe2_c10", "Rxe2_c10=", "Rxe2_z99=E", "Rxe2_c10=1"] {
+        for bad in ["Exe2_", "Exe2_c10", "Exe2_c10=", "Exe2_z99=E", "Exe2_c10=1"] {
             assert_eq!(
                 San::from_ascii(bad.as_bytes()),
                 Err(SanError::BadWaitingPromotion),

@@ -81,7 +81,7 @@ pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
             s.push_str(variant.kind(p).symbol.trim_end_matches('\''));
         }
     }
-    // A capture that promotes the opponent's waiting pawn says so (`Rxe2_c10=E`).
+    // A capture that promotes the opponent's waiting pawn says so (`Exe2_c10=E`).
     if let Some((at, kind)) = pos.waiting_promotion(m) {
         s.push('_');
         s.push_str(g.name(at));
