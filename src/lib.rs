@@ -7,6 +7,7 @@ pub mod db;
 pub mod diagram;
 pub mod generate;
 pub mod notation;
+pub mod render;
 pub mod replay;
 pub mod rules;
 pub mod variants;

@@ -29,6 +29,16 @@ enum Command {
     Import(cli::import::ImportArgs),
     /// Draw a position as SVG or PNG.
     Diagram(cli::diagram::DiagramArgs),
+    /// Find games by tags, by position or by opening line.
+    Search(cli::search::SearchArgs),
+    /// The opening explorer: games and results of each move from a position.
+    Explore(cli::explore::ExploreArgs),
+    /// Statistics: results, lengths, terminations, special moves, openings, players.
+    Stats(cli::stats::StatsArgs),
+    /// Write games out as game text, CSV or JSON.
+    Export(cli::export::ExportArgs),
+    /// Show a game: tags, moves and the board at a ply.
+    Show(cli::show::ShowArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +53,11 @@ fn main() -> ExitCode {
         Command::Validate(a) => cli::validate::run(a, &mut out),
         Command::Import(a) => cli::import::run(a, &mut out),
         Command::Diagram(a) => cli::diagram::run(a, &mut out).map(|()| true),
+        Command::Search(a) => cli::search::run(a, &mut out),
+        Command::Explore(a) => cli::explore::run(a, &mut out),
+        Command::Stats(a) => cli::stats::run(a, &mut out),
+        Command::Export(a) => cli::export::run(a, &mut out),
+        Command::Show(a) => cli::show::run(a, &mut out),
     };
     let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into));
     match result {

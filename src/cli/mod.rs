@@ -2,9 +2,15 @@
 
 pub mod args;
 pub mod diagram;
+pub mod explore;
+pub mod export;
 pub mod generate;
 pub mod import;
 pub mod input;
 pub mod perft;
+pub mod query;
+pub mod search;
+pub mod show;
+pub mod stats;
 pub mod validate;
 pub mod variants;

@@ -59,6 +59,8 @@ impl Database {
         let flags = mode | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
         let conn = Connection::open_with_flags(path, flags)
             .map_err(|e| DbError::from_sqlite(path, e, 0))?;
+        // `rarray(?)` binds a list of game ids as one parameter (see `GameFilter::games`).
+        rusqlite::vtab::array::load_module(&conn).map_err(|e| DbError::from_sqlite(path, e, 0))?;
         let mut db = Database {
             conn,
             path: path.to_path_buf(),

@@ -13,7 +13,9 @@ mod import;
 mod index;
 mod query;
 mod record;
+mod report;
 mod schema;
+mod search;
 
 pub use codec::GameResult;
 pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
@@ -24,4 +26,9 @@ pub use query::{
     StoredGame, VariantStats,
 };
 pub use record::{GameEnd, GameRecord, RecordError, SpecialMoves};
+pub use report::{
+    EndCount, Group, GroupBy, LengthBucket, Lengths, PlayerStats, Report, ReportQuery, Score,
+    SpecialCount, percent,
+};
 pub use schema::{APPLICATION_ID, BUCKET_BITS, VERSION as SCHEMA_VERSION};
+pub use search::{GameQuery, SearchHit, SearchPage, SortKey};

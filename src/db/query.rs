@@ -48,23 +48,32 @@ impl Results {
 }
 
 /// One move of the opening explorer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ExplorerMove {
+    #[serde(skip)]
     pub mv: Move,
+    /// The move in canonical SAN (without check mark).
+    pub san: String,
     /// The move in coordinate notation.
     pub uci: String,
     /// Games that played this move the first time they reached the position.
     pub games: u64,
+    /// `games` as a share of the games that continued from the position.
+    pub share_pct: f64,
     pub results: Results,
     /// The average length of those games, in plies.
     pub average_plies: f64,
     /// A few of those games (the lowest ids).
     pub examples: Vec<GameId>,
+    /// The explorer of the position after the move, when asked for a tree
+    /// ([`Database::explore_tree`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<Box<Explorer>>,
 }
 
 /// What the database knows about a position: every game that reached it (transpositions
 /// included), each counted once, at its first visit.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Explorer {
     /// Games that reached the position.
     pub games: u64,
@@ -90,6 +99,51 @@ pub struct StoredGame {
     pub plies: u32,
     pub special: SpecialMoves,
     pub pgn: String,
+}
+
+impl StoredGame {
+    /// The position after `ply` plies (0: the start), with the variant found in `variants`;
+    /// `None` if the variant is unknown there or `ply` is past the end.
+    pub fn position_at(
+        &self,
+        variants: &crate::variants::Registry,
+        ply: usize,
+    ) -> Option<Position> {
+        let variant = variants.find(&self.variant)?;
+        let mut pos = Position::from_fen(variant, &self.start_fen).ok()?;
+        for &m in self.moves.get(..ply)? {
+            if !well_formed(&pos, m) {
+                return None;
+            }
+            pos.play_unchecked(m);
+        }
+        Some(pos)
+    }
+
+    /// The moves in canonical SAN with check marks; `None` if the variant is unknown in
+    /// `variants`.
+    pub fn san_moves(&self, variants: &crate::variants::Registry) -> Option<Vec<String>> {
+        let mut pos = self.position_at(variants, 0)?;
+        let mut legal = Vec::new();
+        let mut out = Vec::with_capacity(self.moves.len());
+        for &m in &self.moves {
+            if !well_formed(&pos, m) {
+                return None;
+            }
+            pos.legal_moves_into(&mut legal);
+            out.push(crate::notation::san_plus(&pos, m, &legal));
+            pos.play_unchecked(m);
+        }
+        Some(out)
+    }
+
+    /// The value of a tag, if the game has it.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// A special move or event, for [`GameFilter::special`].
@@ -139,6 +193,30 @@ pub struct GameFilter {
     pub max_plies: Option<u32>,
     /// Games with at least one of each.
     pub special: Vec<Special>,
+    /// Games with at least one promotion to this piece kind (its id, such as `vizir`).
+    pub promotion_to: Option<String>,
+    /// Games from the variant's start position whose main line begins with these moves, in
+    /// this order. The moves are compared as stored, so give `variant` too.
+    pub opening: Option<Vec<Move>>,
+    /// Only these games (for example the games that reached a position).
+    pub games: Option<Vec<GameId>>,
+}
+
+impl GameFilter {
+    /// Whether the filter keeps every game.
+    pub fn is_empty(&self) -> bool {
+        *self == GameFilter::default()
+    }
+}
+
+/// The upper bound of a date range as text: a year or a month includes every date in it, known
+/// or not (`?` sorts after the digits).
+fn date_upper_bound(d: &str) -> String {
+    match d.len() {
+        4 => format!("{d}.??.??"),
+        7 => format!("{d}.??"),
+        _ => d.to_string(),
+    }
 }
 
 /// A line of a game list.
@@ -313,6 +391,11 @@ impl Database {
         }
         let mut out = Explorer::default();
         let mut by_move: HashMap<Move, (ExplorerMove, u64)> = HashMap::new();
+        let legal = if visits.iter().any(|p| p.mv.is_some()) {
+            pos.legal_moves()
+        } else {
+            Vec::new()
+        };
         for p in &visits {
             out.games += 1;
             out.results.add(p.result);
@@ -324,11 +407,14 @@ impl Database {
                 (
                     ExplorerMove {
                         mv,
+                        san: crate::notation::san(pos, mv, &legal),
                         uci: mv.to_uci(pos),
                         games: 0,
+                        share_pct: 0.0,
                         results: Results::default(),
                         average_plies: 0.0,
                         examples: Vec::new(),
+                        next: None,
                     },
                     0,
                 )
@@ -340,15 +426,42 @@ impl Database {
                 e.examples.push(p.game);
             }
         }
+        let continued = out.games - out.ended_here;
         out.moves = by_move
             .into_values()
             .map(|(mut e, total)| {
                 e.average_plies = total as f64 / e.games.max(1) as f64;
+                e.share_pct = super::report::percent(e.games, continued);
                 e
             })
             .collect();
         out.moves
             .sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.uci.cmp(&b.uci)));
+        Ok(out)
+    }
+
+    /// The explorer as a tree: [`Database::explore`] for `pos`, then for the positions after
+    /// its `breadth` most played moves, and so on, `depth` moves deep (`depth` 1 is
+    /// `explore`). Every node counts the games that reached its position by any move order.
+    pub fn explore_tree(
+        &self,
+        pos: &Position,
+        depth: usize,
+        breadth: usize,
+        examples: usize,
+    ) -> Result<Explorer, DbError> {
+        let mut out = self.explore(pos, examples)?;
+        if depth > 1 {
+            for m in out.moves.iter_mut().take(breadth) {
+                let next = pos.after(m.mv);
+                m.next = Some(Box::new(self.explore_tree(
+                    &next,
+                    depth - 1,
+                    breadth,
+                    examples,
+                )?));
+            }
+        }
         Ok(out)
     }
 
@@ -429,7 +542,14 @@ impl Database {
         self.count_games(&GameFilter::default())
     }
 
-    fn filter_sql(filter: &GameFilter) -> (String, Vec<Box<dyn ToSql>>) {
+    /// Whether the database holds no games.
+    pub fn is_empty(&self) -> Result<bool, DbError> {
+        self.conn
+            .query_row("SELECT NOT EXISTS (SELECT 1 FROM game)", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    pub(crate) fn filter_sql(filter: &GameFilter) -> (String, Vec<Box<dyn ToSql>>) {
         let mut clauses: Vec<String> = Vec::new();
         let mut args: Vec<Box<dyn ToSql>> = Vec::new();
         let mut contains = |clauses: &mut Vec<String>, columns: &[&str], value: &str| {
@@ -459,17 +579,26 @@ impl Database {
             args.push(value);
             clauses.push(sql.replace("?", &format!("?{}", args.len())));
         };
+        if filter.date_from.is_some() || filter.date_to.is_some() {
+            // A date range never includes a game whose year is unknown (`????.??.??`).
+            clauses.push("g.date GLOB '[0-9][0-9][0-9][0-9]*'".to_string());
+        }
         if let Some(d) = &filter.date_from {
             push(&mut clauses, "g.date >= ?", Box::new(d.clone()));
         }
         if let Some(d) = &filter.date_to {
-            push(&mut clauses, "g.date <= ?", Box::new(d.clone()));
+            push(&mut clauses, "g.date <= ?", Box::new(date_upper_bound(d)));
         }
         if let Some(r) = &filter.result {
             push(&mut clauses, "g.result = ?", Box::new(r.clone()));
         }
         if let Some(v) = &filter.variant {
-            push(&mut clauses, "v.name = ?", Box::new(v.clone()));
+            // By the variant's number, so that a count needs no join.
+            push(
+                &mut clauses,
+                "g.variant = (SELECT id FROM variant WHERE name = ?)",
+                Box::new(v.clone()),
+            );
         }
         if let Some(e) = filter.end {
             push(&mut clauses, "g.termination = ?", Box::new(e.as_str()));
@@ -482,6 +611,39 @@ impl Database {
         }
         for s in &filter.special {
             clauses.push(format!("g.{} > 0", s.column()));
+        }
+        if let Some(k) = &filter.promotion_to {
+            push(
+                &mut clauses,
+                "EXISTS (SELECT 1 FROM promotion p WHERE p.game = g.id AND p.kind = ? \
+                 AND p.count > 0)",
+                Box::new(k.to_ascii_lowercase()),
+            );
+        }
+        if let Some(moves) = &filter.opening {
+            let blob = codec::encode_moves(moves);
+            push(
+                &mut clauses,
+                "g.standard_start = 1 AND g.plies >= ?",
+                Box::new(moves.len() as i64),
+            );
+            // Both placeholders get the same number: the blob is bound once.
+            push(
+                &mut clauses,
+                "substr(g.moves, 1, length(?)) = ?",
+                Box::new(blob),
+            );
+        }
+        if let Some(ids) = &filter.games {
+            let values: Vec<rusqlite::types::Value> = ids
+                .iter()
+                .map(|&id| rusqlite::types::Value::Integer(i64::from(id)))
+                .collect();
+            push(
+                &mut clauses,
+                "g.id IN rarray(?)",
+                Box::new(std::rc::Rc::new(values)),
+            );
         }
         let sql = if clauses.is_empty() {
             String::new()
@@ -498,13 +660,24 @@ impl Database {
         limit: usize,
         offset: usize,
     ) -> Result<Vec<GameSummary>, DbError> {
+        self.list_games(filter, "g.id", limit, offset)
+    }
+
+    /// Games matching a filter in the order of `order_by` (fixed SQL, never caller text).
+    pub(crate) fn list_games(
+        &self,
+        filter: &GameFilter,
+        order_by: &str,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<GameSummary>, DbError> {
         let (clause, mut args) = Self::filter_sql(filter);
         let n = args.len();
         let sql = format!(
             "SELECT g.id, v.name, g.white, g.black, g.event, g.site, g.date, g.result,
                  g.termination, g.plies
              FROM game g JOIN variant v ON v.id = g.variant{clause}
-             ORDER BY g.id LIMIT ?{} OFFSET ?{}",
+             ORDER BY {order_by} LIMIT ?{} OFFSET ?{}",
             n + 1,
             n + 2
         );
@@ -543,7 +716,7 @@ impl Database {
     /// The number of games matching a filter.
     pub fn count_games(&self, filter: &GameFilter) -> Result<u64, DbError> {
         let (clause, args) = Self::filter_sql(filter);
-        let sql = format!("SELECT count(*) FROM game g JOIN variant v ON v.id = g.variant{clause}");
+        let sql = format!("SELECT count(*) FROM game g{clause}");
         self.conn
             .query_row(&sql, rusqlite::params_from_iter(args.iter()), |r| {
                 r.get::<_, i64>(0)

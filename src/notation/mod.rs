@@ -8,9 +8,11 @@
 //!   each with its place in the file ([`span::Span`]), and syntax errors and warnings.
 //! - [`san`] reads the text of one move into a [`san::SanPlus`]; [`tags`] names the tags
 //!   kabir knows, the results, and the canonical tag order. None of these knows the rules.
-//! - [`resolve`] finds the legal move a move's text names, using the rules core.
+//! - [`resolve`] finds the legal move a move's text names, using the rules core; [`line`]
+//!   plays a line of moves written as text.
 
 pub mod game;
+pub mod line;
 pub mod reader;
 pub mod resolve;
 pub mod san;
@@ -18,5 +20,6 @@ pub mod span;
 pub mod tags;
 mod write;
 
+pub use line::{LineError, play_line};
 pub use resolve::{ResolveError, resolve};
 pub use write::{LineWriter, check_mark, san, san_plus, write_game, write_tags};

@@ -1,0 +1,286 @@
+//! `kabir explore`: the opening explorer.
+
+use std::io::Write;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use kabir::db::{Explorer, ExplorerMove, Results, percent};
+use kabir::rules::{Color, Position};
+
+use super::args::VariantArgs;
+use super::query::{DbArgs, LineArgs, empty_message, pct, position_variant, table};
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// What is counted, the position's totals, then a table of the moves (a tree with
+    /// --depth).
+    Table,
+    /// One JSON object (fields in docs/QUERIES.md).
+    Json,
+    /// CSV: the position (depth 0), then one row per move.
+    Csv,
+}
+
+/// What is counted, said with every answer.
+pub const COUNTING: &str = "games that reached the position by any move order (transpositions \
+                            included), each game counted once, at its first visit";
+
+/// The opening explorer: how many games reached a position and, for each move played from
+/// it, the games, their share, White wins / draws / Black wins and the average length, with
+/// example game ids.
+///
+/// A game is counted once for the position, at its first visit, and once for the move it
+/// played then: the moves' games add up to the games that continued from the position.
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    #[command(flatten)]
+    pub line: LineArgs,
+    /// Show a tree of the most played lines this many moves deep.
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=40))]
+    pub depth: u64,
+    /// With --depth: follow this many of the most played moves at each position.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub breadth: usize,
+    /// Example games per move.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub examples: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// The JSON answer.
+#[derive(Serialize)]
+struct Answer<'a> {
+    variant: &'a str,
+    fen: String,
+    counting: &'static str,
+    continued: u64,
+    #[serde(flatten)]
+    explorer: &'a Explorer,
+}
+
+/// A move's label in a line: `1. e3`, `1... e6`.
+fn label(pos: &Position, m: &ExplorerMove) -> String {
+    let n = pos.fullmove_number();
+    match pos.turn() {
+        Color::White => format!("{n}. {}", m.san),
+        Color::Black => format!("{n}... {}", m.san),
+    }
+}
+
+fn results_cells(r: &Results) -> [String; 4] {
+    let n = r.games();
+    [
+        format!("{} ({})", r.white_wins, pct(percent(r.white_wins, n))),
+        format!("{} ({})", r.draws, pct(percent(r.draws, n))),
+        format!("{} ({})", r.black_wins, pct(percent(r.black_wins, n))),
+        r.unfinished.to_string(),
+    ]
+}
+
+fn examples(m: &ExplorerMove) -> String {
+    m.examples
+        .iter()
+        .map(|id| id.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Table rows of an explorer's moves, depth first.
+fn rows(pos: &Position, ex: &Explorer, depth: usize, out: &mut Vec<Vec<String>>) {
+    for m in &ex.moves {
+        let mut row = vec![
+            format!("{}{}", "  ".repeat(depth), label(pos, m)),
+            m.games.to_string(),
+            pct(m.share_pct),
+        ];
+        row.extend(results_cells(&m.results));
+        row.push(format!("{:.1}", m.average_plies));
+        row.push(examples(m));
+        out.push(row);
+        if let Some(next) = &m.next {
+            rows(&pos.after(m.mv), next, depth + 1, out);
+        }
+    }
+}
+
+/// CSV rows of an explorer's moves, depth first; `line` is the moves before.
+fn csv_rows(
+    pos: &Position,
+    ex: &Explorer,
+    line: &str,
+    depth: usize,
+    w: &mut csv::Writer<&mut dyn Write>,
+) -> Result<()> {
+    for m in &ex.moves {
+        let here = if line.is_empty() {
+            m.san.clone()
+        } else {
+            format!("{line} {}", m.san)
+        };
+        let r = &m.results;
+        let n = r.games();
+        w.write_record([
+            depth.to_string(),
+            here.clone(),
+            m.san.clone(),
+            m.uci.clone(),
+            m.games.to_string(),
+            format!("{:.3}", m.share_pct),
+            r.white_wins.to_string(),
+            r.draws.to_string(),
+            r.black_wins.to_string(),
+            r.unfinished.to_string(),
+            format!("{:.3}", percent(r.white_wins, n)),
+            format!("{:.3}", percent(r.draws, n)),
+            format!("{:.3}", percent(r.black_wins, n)),
+            format!("{:.3}", m.average_plies),
+            examples(m),
+        ])?;
+        if let Some(next) = &m.next {
+            csv_rows(&pos.after(m.mv), next, &here, depth + 1, w)?;
+        }
+    }
+    Ok(())
+}
+
+/// Explores; the exit status is 0 whether or not games reached the position.
+pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
+    let db = args.db.open()?;
+    if db.is_empty()? {
+        writeln!(out, "{}", empty_message(&args.db))?;
+        return Ok(true);
+    }
+    let chosen = if args.variant.variant.is_some() || args.variant.variant_file.is_some() {
+        Some(args.variant.resolve(None)?)
+    } else {
+        None
+    };
+    let variant = position_variant(&db, chosen)?;
+    let (pos, _) = args.line.position(&variant)?;
+    let depth = usize::try_from(args.depth).unwrap_or(1);
+    let ex = db.explore_tree(&pos, depth, args.breadth, args.examples)?;
+    let continued = ex.games - ex.ended_here;
+    match args.format {
+        Format::Json => {
+            let a = Answer {
+                variant: variant.id(),
+                fen: pos.to_fen(),
+                counting: COUNTING,
+                continued,
+                explorer: &ex,
+            };
+            writeln!(out, "{}", serde_json::to_string_pretty(&a)?)?;
+        }
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(out);
+            w.write_record([
+                "depth",
+                "line",
+                "move",
+                "uci",
+                "games",
+                "share_pct",
+                "white_wins",
+                "draws",
+                "black_wins",
+                "unfinished",
+                "white_wins_pct",
+                "draws_pct",
+                "black_wins_pct",
+                "average_plies",
+                "examples",
+            ])?;
+            let r = &ex.results;
+            let n = r.games();
+            w.write_record([
+                "0".to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                ex.games.to_string(),
+                "100.000".to_string(),
+                r.white_wins.to_string(),
+                r.draws.to_string(),
+                r.black_wins.to_string(),
+                r.unfinished.to_string(),
+                format!("{:.3}", percent(r.white_wins, n)),
+                format!("{:.3}", percent(r.draws, n)),
+                format!("{:.3}", percent(r.black_wins, n)),
+                String::new(),
+                String::new(),
+            ])?;
+            csv_rows(&pos, &ex, "", 1, &mut w)?;
+            w.flush()?;
+        }
+        Format::Table => {
+            writeln!(out, "position: {} ({})", pos.to_fen(), variant.name())?;
+            writeln!(out, "counted: {COUNTING}")?;
+            let [w, d, b, u] = results_cells(&ex.results);
+            writeln!(
+                out,
+                "games: {}; white wins {w}, draws {d}, black wins {b}, unfinished {u}",
+                ex.games
+            )?;
+            writeln!(
+                out,
+                "ended here: {}; continued: {continued} (the moves' games add up to this)",
+                ex.ended_here
+            )?;
+            if depth > 1 {
+                writeln!(
+                    out,
+                    "each line below a move counts the games that reached the position after \
+                     it, by any move order"
+                )?;
+            }
+            if ex.moves.is_empty() {
+                writeln!(out, "no game continued from this position")?;
+                return Ok(true);
+            }
+            let mut body = Vec::new();
+            rows(&pos, &ex, 0, &mut body);
+            let mut total = vec![
+                "all moves".to_string(),
+                ex.moves.iter().map(|m| m.games).sum::<u64>().to_string(),
+                pct(100.0),
+            ];
+            let mut sum = Results::default();
+            for m in &ex.moves {
+                sum.white_wins += m.results.white_wins;
+                sum.draws += m.results.draws;
+                sum.black_wins += m.results.black_wins;
+                sum.unfinished += m.results.unfinished;
+            }
+            total.extend(results_cells(&sum));
+            total.push(String::new());
+            total.push(String::new());
+            body.push(total);
+            let t = table(
+                &[
+                    "move",
+                    "games",
+                    "share",
+                    "white wins",
+                    "draws",
+                    "black wins",
+                    "unfinished",
+                    "avg plies",
+                    "examples",
+                ],
+                body,
+            );
+            writeln!(out, "{t}")?;
+        }
+    }
+    Ok(true)
+}

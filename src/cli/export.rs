@@ -1,0 +1,194 @@
+//! `kabir export`: games out of the database, as game text, CSV or JSON.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use kabir::db::{Database, GameId, StoredGame};
+use kabir::variants::Registry;
+
+use super::query::{DbArgs, FilterArgs, LineArgs, empty_message};
+use super::search::build_query;
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The games' canonical text; importing it again gives the same games.
+    Pgn,
+    /// CSV: a header, then one row per game.
+    Csv,
+    /// JSON Lines: one object per game.
+    Json,
+}
+
+/// Export games: all of them, or those matching the same conditions as `kabir search`, in
+/// import order.
+///
+/// CSV and JSON have one row or object per game: id, variant, the usual tags, result,
+/// plies, termination, the start position and the moves in SAN separated by spaces (JSON
+/// also has every tag).
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    #[command(flatten)]
+    pub line: LineArgs,
+    /// With --moves: only games whose first moves are exactly these, in this order.
+    #[arg(long, requires = "moves")]
+    pub exact_order: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Pgn)]
+    pub format: Format,
+    /// Write to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// One exported game (CSV columns in this order; `tags` in JSON only).
+#[derive(Debug, Serialize)]
+struct Exported {
+    id: GameId,
+    variant: String,
+    event: String,
+    site: String,
+    date: String,
+    round: String,
+    white: String,
+    black: String,
+    result: String,
+    plies: u32,
+    termination: &'static str,
+    start: String,
+    moves: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<BTreeMap<String, String>>,
+}
+
+const CSV_COLUMNS: [&str; 13] = [
+    "id",
+    "variant",
+    "event",
+    "site",
+    "date",
+    "round",
+    "white",
+    "black",
+    "result",
+    "plies",
+    "termination",
+    "start",
+    "moves",
+];
+
+impl Exported {
+    fn of(g: &StoredGame, registry: &Registry, with_tags: bool) -> Result<Exported> {
+        let moves = g.san_moves(registry).with_context(|| {
+            format!(
+                "game {}: its variant {:?} is not known here; give --variant-file",
+                g.id, g.variant
+            )
+        })?;
+        let tag = |k: &str| g.tag(k).unwrap_or("").to_string();
+        Ok(Exported {
+            id: g.id,
+            variant: g.variant.clone(),
+            event: tag("Event"),
+            site: tag("Site"),
+            date: tag("Date"),
+            round: tag("Round"),
+            white: tag("White"),
+            black: tag("Black"),
+            result: g.result.clone(),
+            plies: g.plies,
+            termination: g.end.as_str(),
+            start: g.start_fen.clone(),
+            moves: moves.join(" "),
+            tags: with_tags.then(|| g.tags.iter().cloned().collect()),
+        })
+    }
+
+    fn cells(&self) -> [String; 13] {
+        [
+            self.id.to_string(),
+            self.variant.clone(),
+            self.event.clone(),
+            self.site.clone(),
+            self.date.clone(),
+            self.round.clone(),
+            self.white.clone(),
+            self.black.clone(),
+            self.result.clone(),
+            self.plies.to_string(),
+            self.termination.to_string(),
+            self.start.clone(),
+            self.moves.clone(),
+        ]
+    }
+}
+
+fn stored(db: &Database, id: GameId) -> Result<StoredGame> {
+    db.game(id)?
+        .with_context(|| format!("game {id} disappeared during the export"))
+}
+
+/// Writes a game's canonical text, followed by a blank line.
+pub fn write_pgn(db: &Database, id: GameId, out: &mut dyn Write) -> Result<()> {
+    let g = stored(db, id)?;
+    out.write_all(g.pgn.trim_end().as_bytes())?;
+    out.write_all(b"\n\n")?;
+    Ok(())
+}
+
+/// Exports; the exit status is 0 whether or not games match.
+pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
+    let db = args.db.open()?;
+    let registry = args.filter.registry()?;
+    let mut file;
+    let out: &mut dyn Write = match &args.output {
+        Some(path) => {
+            file = BufWriter::new(
+                File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+            );
+            &mut file
+        }
+        None => out,
+    };
+    let ids: Vec<GameId> = if db.is_empty()? {
+        eprintln!("kabir export: {}", empty_message(&args.db));
+        Vec::new()
+    } else {
+        let q = build_query(&db, &args.filter, &args.line, args.exact_order)?;
+        db.search(&q)?.games.iter().map(|h| h.game.id).collect()
+    };
+    match args.format {
+        Format::Pgn => {
+            for &id in &ids {
+                write_pgn(&db, id, out)?;
+            }
+        }
+        Format::Json => {
+            for &id in &ids {
+                let e = Exported::of(&stored(&db, id)?, &registry, true)?;
+                writeln!(out, "{}", serde_json::to_string(&e)?)?;
+            }
+        }
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(&mut *out);
+            w.write_record(CSV_COLUMNS)?;
+            for &id in &ids {
+                let e = Exported::of(&stored(&db, id)?, &registry, false)?;
+                w.write_record(e.cells())?;
+            }
+            w.flush()?;
+        }
+    }
+    out.flush()?;
+    Ok(true)
+}

@@ -1,0 +1,307 @@
+//! Arguments and helpers shared by the commands that read a database: `search`, `explore`,
+//! `stats`, `export` and `show`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+
+use kabir::db::{Database, DbError, GameEnd, GameFilter, Special};
+use kabir::rules::{Color, Move, Position, Variant};
+use kabir::variants::Registry;
+
+use super::args::VariantArgs;
+
+/// The database to read.
+#[derive(Debug, Clone, Args)]
+pub struct DbArgs {
+    /// The database file (made by `kabir import`); never created by this command.
+    #[arg(
+        long,
+        env = "KABIR_DB",
+        default_value = "kabir.db",
+        value_name = "PATH"
+    )]
+    pub db: PathBuf,
+}
+
+impl DbArgs {
+    /// Opens the database read-only; a missing file is an error and is not created.
+    pub fn open(&self) -> Result<Database> {
+        Database::open(&self.db).map_err(|e| {
+            let hint = match e {
+                DbError::NotFound { .. } => " (make one with `kabir import --db PATH FILE...`)",
+                _ => "",
+            };
+            anyhow::Error::new(e).context(format!(
+                "cannot open the database {}{hint}",
+                self.db.display()
+            ))
+        })
+    }
+}
+
+/// The message for a database without games.
+pub fn empty_message(db: &DbArgs) -> String {
+    format!(
+        "the database {} holds no games (add some with `kabir import`)",
+        db.db.display()
+    )
+}
+
+/// A colour, for `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    White,
+    Black,
+}
+
+/// A way a game ended, for `--termination`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EndArg {
+    Checkmate,
+    Stalemate,
+    BareKing,
+    CitadelDraw,
+    Other,
+}
+
+impl EndArg {
+    fn end(self) -> GameEnd {
+        match self {
+            EndArg::Checkmate => GameEnd::Checkmate,
+            EndArg::Stalemate => GameEnd::Stalemate,
+            EndArg::BareKing => GameEnd::BareKing,
+            EndArg::CitadelDraw => GameEnd::CitadelDraw,
+            EndArg::Other => GameEnd::Other,
+        }
+    }
+}
+
+/// A special move a game must contain, for `--with`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpecialArg {
+    /// A king swap.
+    Swap,
+    /// A lift of the pawn of pawns.
+    Lift,
+    /// A relocation of the pawn of pawns.
+    Relocation,
+    /// A promotion (the pawn of pawns' arrivals not included).
+    Promotion,
+    /// An arrival of the pawn of pawns on its last rank.
+    Arrival,
+    /// An adventitious king.
+    AdventitiousKing,
+    /// The game ended by a royal piece entering the enemy citadel.
+    CitadelDraw,
+}
+
+impl SpecialArg {
+    fn special(self) -> Special {
+        match self {
+            SpecialArg::Swap => Special::Swap,
+            SpecialArg::Lift => Special::Lift,
+            SpecialArg::Relocation => Special::Relocation,
+            SpecialArg::Promotion => Special::Promotion,
+            SpecialArg::Arrival => Special::Arrival,
+            SpecialArg::AdventitiousKing => Special::AdventitiousKing,
+            SpecialArg::CitadelDraw => Special::CitadelEntry,
+        }
+    }
+}
+
+fn parse_result(s: &str) -> Result<String, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "1-0" | "white" => Ok("1-0".into()),
+        "0-1" | "black" => Ok("0-1".into()),
+        "1/2-1/2" | "draw" | "½-½" => Ok("1/2-1/2".into()),
+        "*" | "unfinished" => Ok("*".into()),
+        _ => Err("expected 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished)".into()),
+    }
+}
+
+fn parse_date(s: &str) -> Result<String, String> {
+    let d = s.replace(['-', '/'], ".");
+    let parts: Vec<&str> = d.split('.').collect();
+    let ok = matches!(parts.len(), 1..=3)
+        && parts[0].len() == 4
+        && parts[1..].iter().all(|p| p.len() == 2)
+        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
+    if ok {
+        Ok(d)
+    } else {
+        Err("expected YYYY, YYYY.MM or YYYY.MM.DD".into())
+    }
+}
+
+/// Conditions on the games, shared by `search`, `stats` and `export`.
+#[derive(Debug, Clone, Args)]
+pub struct FilterArgs {
+    /// Games of this player (part of the White or Black tag, any case).
+    #[arg(long, value_name = "NAME")]
+    pub player: Option<String>,
+    /// With --player: only games where the player had this colour.
+    #[arg(long, value_enum, requires = "player")]
+    pub color: Option<ColorArg>,
+    /// Games whose Event tag contains this (any case).
+    #[arg(long, value_name = "TEXT")]
+    pub event: Option<String>,
+    /// Games whose Site tag contains this (any case).
+    #[arg(long, value_name = "TEXT")]
+    pub site: Option<String>,
+    /// Games played on or after this date (YYYY, YYYY.MM or YYYY.MM.DD).
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub from: Option<String>,
+    /// Games played on or before this date (YYYY, YYYY.MM or YYYY.MM.DD; a year or month
+    /// includes all of it).
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub to: Option<String>,
+    /// Games with this result: 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished).
+    #[arg(long, value_parser = parse_result)]
+    pub result: Option<String>,
+    /// Games that ended this way (by the rules; `other` is resignation, agreement, time or
+    /// unfinished).
+    #[arg(long, value_enum)]
+    pub termination: Option<EndArg>,
+    /// Games of at least this many plies.
+    #[arg(long, value_name = "N")]
+    pub min_plies: Option<u32>,
+    /// Games of at most this many plies.
+    #[arg(long, value_name = "N")]
+    pub max_plies: Option<u32>,
+    /// Games containing this special move (repeat for several; all must be present).
+    #[arg(long = "with", value_enum, value_name = "MOVE")]
+    pub with: Vec<SpecialArg>,
+    /// Games with a promotion to this piece (its id, such as `vizir`, or its letter with
+    /// --variant).
+    #[arg(long, value_name = "PIECE")]
+    pub promotion_to: Option<String>,
+    #[command(flatten)]
+    pub variant: VariantArgs,
+}
+
+impl FilterArgs {
+    /// The variant asked for, if any.
+    pub fn variant(&self) -> Result<Option<Arc<Variant>>> {
+        if self.variant.variant.is_none() && self.variant.variant_file.is_none() {
+            return Ok(None);
+        }
+        self.variant.resolve(None).map(Some)
+    }
+
+    /// The registry of variants for replaying stored games: the built-ins and the file given.
+    pub fn registry(&self) -> Result<Registry> {
+        self.variant.registry()
+    }
+
+    /// The library's filter.
+    pub fn filter(&self) -> Result<GameFilter> {
+        let variant = self.variant()?;
+        let promotion_to = match (&self.promotion_to, &variant) {
+            (Some(p), Some(v)) => Some(
+                p.chars()
+                    .next()
+                    .filter(|_| p.chars().count() == 1)
+                    .and_then(|c| v.kind_by_letter(c.to_ascii_uppercase()))
+                    .map_or_else(|| p.clone(), |k| v.kind(k).id.clone()),
+            ),
+            (p, _) => p.clone(),
+        };
+        Ok(GameFilter {
+            player: self.player.clone(),
+            color: self.color.map(|c| match c {
+                ColorArg::White => Color::White,
+                ColorArg::Black => Color::Black,
+            }),
+            event: self.event.clone(),
+            site: self.site.clone(),
+            date_from: self.from.clone(),
+            date_to: self.to.clone(),
+            result: self.result.clone(),
+            variant: variant.map(|v| v.id().to_string()),
+            end: self.termination.map(EndArg::end),
+            min_plies: self.min_plies,
+            max_plies: self.max_plies,
+            special: self.with.iter().map(|s| s.special()).collect(),
+            promotion_to,
+            opening: None,
+            games: None,
+        })
+    }
+}
+
+/// A position given as a position string or as moves from the start.
+#[derive(Debug, Clone, Args)]
+pub struct LineArgs {
+    /// The position, as a position string (FEN) of the variant.
+    #[arg(long, value_name = "POSITION", conflicts_with = "moves")]
+    pub fen: Option<String>,
+    /// The position after these moves from the variant's start position, such as
+    /// "e3 e6 Nf3" (SAN or coordinates; move numbers allowed).
+    #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
+    pub moves: Option<String>,
+}
+
+impl LineArgs {
+    pub fn is_given(&self) -> bool {
+        self.fen.is_some() || self.moves.is_some()
+    }
+
+    /// The position and, for --moves, the moves; the start position when neither is given.
+    pub fn position(&self, variant: &Arc<Variant>) -> Result<(Position, Option<Vec<Move>>)> {
+        if let Some(fen) = &self.fen {
+            return Ok((super::args::position(variant, Some(fen))?, None));
+        }
+        let start = Position::start(variant);
+        match &self.moves {
+            Some(text) => {
+                let (moves, pos) = kabir::notation::play_line(&start, text)
+                    .with_context(|| format!("bad --moves for {}", variant.name()))?;
+                Ok((pos, Some(moves)))
+            }
+            None => Ok((start, None)),
+        }
+    }
+}
+
+/// The variant a position belongs to: the one asked for, or the database's only variant.
+pub fn position_variant(db: &Database, variant: Option<Arc<Variant>>) -> Result<Arc<Variant>> {
+    if let Some(v) = variant {
+        return Ok(v);
+    }
+    let names = db.variants()?;
+    match names.as_slice() {
+        [one] => Ok(kabir::variants::builtin(one).with_context(|| {
+            format!("the database's games are of variant {one:?}; give --variant-file")
+        })?),
+        [] => bail!("the database holds no games; give --variant to read a position"),
+        many => bail!(
+            "the database holds games of several variants ({}): choose one with --variant",
+            many.join(", ")
+        ),
+    }
+}
+
+/// A table with a header row, drawn in the style of the other commands.
+pub fn table(header: &[&str], rows: Vec<Vec<String>>) -> tabled::Table {
+    let mut b = tabled::builder::Builder::default();
+    b.push_record(header.iter().map(|s| s.to_string()));
+    for r in rows {
+        b.push_record(r);
+    }
+    let mut t = b.build();
+    t.with(tabled::settings::Style::rounded());
+    t
+}
+
+/// A percentage for a table: one decimal.
+pub fn pct(p: f64) -> String {
+    format!("{p:.1}%")
+}
+
+/// An optional tag value for a table or CSV: empty when missing.
+pub fn text(v: &Option<String>) -> String {
+    v.clone().unwrap_or_default()
+}

@@ -1,0 +1,166 @@
+//! `kabir show`: one game's tags and moves, and the board at a ply.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use kabir::db::{GameId, StoredGame};
+use kabir::render::{Charset, TextBoard};
+use kabir::rules::{Color, Position};
+
+use super::args::VariantArgs;
+use super::query::{DbArgs, empty_message, table};
+
+/// Show a game: its tags, result and moves, and the board after a ply (the last one unless
+/// --ply is given), with the citadels.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// The game's id (the `id` column of `kabir search`).
+    #[arg(value_name = "GAME_ID")]
+    pub game: GameId,
+    /// Show the board after this many plies (0: the start position).
+    #[arg(long, value_name = "N")]
+    pub ply: Option<usize>,
+    /// Draw the board with ASCII characters only.
+    #[arg(long)]
+    pub ascii: bool,
+    /// Draw the board from Black's side.
+    #[arg(long)]
+    pub flip: bool,
+    #[command(flatten)]
+    pub variant: VariantArgs,
+}
+
+/// The numbered moves, with the move that led to the board at `ply` in brackets.
+fn movetext(start: &Position, sans: &[String], ply: usize) -> String {
+    let mut n = start.fullmove_number();
+    let mut turn = start.turn();
+    let mut parts = Vec::with_capacity(sans.len() * 3 / 2);
+    for (i, s) in sans.iter().enumerate() {
+        if turn == Color::White {
+            parts.push(format!("{n}."));
+        } else if i == 0 {
+            parts.push(format!("{n}..."));
+        }
+        parts.push(if i + 1 == ply {
+            format!("[{s}]")
+        } else {
+            s.clone()
+        });
+        if turn == Color::Black {
+            n += 1;
+        }
+        turn = !turn;
+    }
+    parts.join(" ")
+}
+
+/// Shows the game; exit status 1 if there is no such game.
+pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
+    let db = args.db.open()?;
+    let registry = args.variant.registry()?;
+    let Some(game) = db.game(args.game)? else {
+        let why = if db.is_empty()? {
+            empty_message(&args.db)
+        } else {
+            "see `kabir search` for the ids".to_string()
+        };
+        eprintln!("kabir show: no game {} ({why})", args.game);
+        return Ok(false);
+    };
+    show(&game, args, &registry, out)?;
+    Ok(true)
+}
+
+fn show(
+    game: &StoredGame,
+    args: &ShowArgs,
+    registry: &kabir::variants::Registry,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let plies = game.moves.len();
+    let ply = args.ply.unwrap_or(plies);
+    if ply > plies {
+        anyhow::bail!("--ply {ply}: game {} has only {plies} plies", game.id);
+    }
+    let unknown = || {
+        format!(
+            "game {}: its variant {:?} is not known here; give --variant-file",
+            game.id, game.variant
+        )
+    };
+    let start = game.position_at(registry, 0).with_context(unknown)?;
+    let pos = game.position_at(registry, ply).with_context(unknown)?;
+    let sans = game.san_moves(registry).with_context(unknown)?;
+    writeln!(out, "game {} ({})", game.id, pos.variant().name())?;
+    let rows = game
+        .tags
+        .iter()
+        .map(|(k, v)| vec![k.clone(), v.clone()])
+        .collect();
+    writeln!(out, "{}", table(&["tag", "value"], rows))?;
+    let s = &game.special;
+    let mut special: Vec<String> = [
+        (s.swaps, "king swap"),
+        (s.lifts, "lift"),
+        (s.relocations, "relocation"),
+        (s.promotions, "promotion"),
+        (s.arrivals, "pawn of pawns arrival"),
+        (s.adventitious_kings, "adventitious king"),
+        (s.citadel_entries, "citadel entry"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}{}", if *n == 1 { "" } else { "s" }))
+    .collect();
+    special.extend(
+        s.promotions_by_kind
+            .iter()
+            .map(|(k, n)| format!("{n} to {k}")),
+    );
+    writeln!(
+        out,
+        "result {}, termination {}, {} plies{}",
+        game.result,
+        game.end.as_str(),
+        game.plies,
+        if special.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", special.join(", "))
+        }
+    )?;
+    writeln!(out)?;
+    if !sans.is_empty() {
+        writeln!(out, "{} {}", movetext(&start, &sans, ply), game.result)?;
+        writeln!(out)?;
+    }
+    let at = match ply {
+        0 => "the start position".to_string(),
+        p => {
+            let before = game.position_at(registry, p - 1).with_context(unknown)?;
+            let n = before.fullmove_number();
+            let dots = if before.turn() == Color::White {
+                "."
+            } else {
+                "..."
+            };
+            format!("after ply {p} ({n}{dots} {})", sans[p - 1])
+        }
+    };
+    writeln!(out, "board {at}:")?;
+    let board = TextBoard {
+        charset: if args.ascii {
+            Charset::Ascii
+        } else {
+            Charset::Unicode
+        },
+        flipped: args.flip,
+    };
+    write!(out, "{}", board.render(&pos))?;
+    writeln!(out, "position: {}", pos.to_fen())?;
+    Ok(())
+}

@@ -1,0 +1,644 @@
+//! Statistics over a set of games: results, lengths, how games ended, special moves, openings,
+//! players, and the same broken down by a key.
+//!
+//! Everything a report shows is a field of [`Report`] (percentages included), so a table and
+//! its JSON form carry the same numbers.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use serde::ser::SerializeStruct;
+
+use crate::rules::{Color, Position};
+use crate::variants::Registry;
+
+use super::codec::{self, MOVE_BYTES};
+use super::database::Database;
+use super::error::DbError;
+use super::query::{GameFilter, Results};
+use super::record::GameEnd;
+
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+impl Results {
+    /// Games counted.
+    pub fn games(&self) -> u64 {
+        self.white_wins + self.draws + self.black_wins + self.unfinished
+    }
+
+    pub(crate) fn add_result(&mut self, result: &str, n: u64) {
+        match result {
+            "1-0" => self.white_wins += n,
+            "0-1" => self.black_wins += n,
+            "1/2-1/2" => self.draws += n,
+            _ => self.unfinished += n,
+        }
+    }
+}
+
+/// Counts and percentages of the games.
+impl Serialize for Results {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = self.games();
+        let mut st = s.serialize_struct("Results", 9)?;
+        st.serialize_field("games", &n)?;
+        st.serialize_field("white_wins", &self.white_wins)?;
+        st.serialize_field("draws", &self.draws)?;
+        st.serialize_field("black_wins", &self.black_wins)?;
+        st.serialize_field("unfinished", &self.unfinished)?;
+        st.serialize_field("white_wins_pct", &percent(self.white_wins, n))?;
+        st.serialize_field("draws_pct", &percent(self.draws, n))?;
+        st.serialize_field("black_wins_pct", &percent(self.black_wins, n))?;
+        st.serialize_field("unfinished_pct", &percent(self.unfinished, n))?;
+        st.end()
+    }
+}
+
+impl Serialize for GameEnd {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// How a report breaks the games down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GroupBy {
+    Variant,
+    Player,
+    Termination,
+    /// The year of the `Date` tag (`????` when unknown).
+    Year,
+    /// The first [`ReportQuery::opening_plies`] moves.
+    Opening,
+}
+
+impl GroupBy {
+    pub const ALL: [GroupBy; 5] = [
+        GroupBy::Variant,
+        GroupBy::Player,
+        GroupBy::Termination,
+        GroupBy::Year,
+        GroupBy::Opening,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Variant => "variant",
+            GroupBy::Player => "player",
+            GroupBy::Termination => "termination",
+            GroupBy::Year => "year",
+            GroupBy::Opening => "opening",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<GroupBy> {
+        GroupBy::ALL.into_iter().find(|g| g.as_str() == name)
+    }
+}
+
+/// What to report on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportQuery {
+    /// The games to count. With `player`, the report also has the matching players' scores.
+    pub filter: GameFilter,
+    pub by: Option<GroupBy>,
+    /// An opening is a game's first this many plies (games from the variant's start only).
+    pub opening_plies: usize,
+    /// How many openings (and, by player, players) to list, most games first.
+    pub top: usize,
+}
+
+impl Default for ReportQuery {
+    fn default() -> Self {
+        ReportQuery {
+            filter: GameFilter::default(),
+            by: None,
+            opening_plies: 4,
+            top: 10,
+        }
+    }
+}
+
+/// Game lengths in plies.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Lengths {
+    pub min: u32,
+    pub max: u32,
+    pub mean: f64,
+    pub median: u32,
+    /// Games by length, in ranges of `bucket_width` plies from 0; empty ranges included
+    /// between the shortest and the longest game.
+    pub bucket_width: u32,
+    pub buckets: Vec<LengthBucket>,
+}
+
+/// Games whose length is in `from..=to` plies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LengthBucket {
+    pub from: u32,
+    pub to: u32,
+    pub games: u64,
+    pub pct: f64,
+}
+
+/// Games that ended one way.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EndCount {
+    pub termination: GameEnd,
+    pub games: u64,
+    pub pct: f64,
+}
+
+/// One kind of special move: how many were played and in how many games.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SpecialCount {
+    /// Its name (`king swap`, `promotion to vizir`, ...).
+    pub name: String,
+    pub moves: u64,
+    pub games: u64,
+    /// Share of the games with at least one.
+    pub games_pct: f64,
+}
+
+/// A group of games with something in common (a variant, a year, an opening line...).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    /// The value shared (for openings, the moves in SAN).
+    pub key: String,
+    /// For openings and player groups: the variant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    pub games: u64,
+    /// Share of all games in the report.
+    pub share_pct: f64,
+    pub results: Results,
+    pub average_plies: f64,
+}
+
+/// A player's results, counted from the player's side.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Score {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub unfinished: u64,
+}
+
+impl Score {
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses + self.unfinished
+    }
+
+    /// Points: a win 1, a draw 1/2.
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + self.draws as f64 / 2.0
+    }
+
+    /// Points as a share of the finished games.
+    pub fn score_pct(&self) -> f64 {
+        let finished = self.wins + self.draws + self.losses;
+        if finished == 0 {
+            0.0
+        } else {
+            self.points() * 100.0 / finished as f64
+        }
+    }
+
+    fn add(&mut self, result: &str, color: Color, n: u64) {
+        match (result, color) {
+            ("1-0", Color::White) | ("0-1", Color::Black) => self.wins += n,
+            ("1-0", Color::Black) | ("0-1", Color::White) => self.losses += n,
+            ("1/2-1/2", _) => self.draws += n,
+            _ => self.unfinished += n,
+        }
+    }
+}
+
+impl Serialize for Score {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = self.games();
+        let mut st = s.serialize_struct("Score", 11)?;
+        st.serialize_field("games", &n)?;
+        st.serialize_field("wins", &self.wins)?;
+        st.serialize_field("draws", &self.draws)?;
+        st.serialize_field("losses", &self.losses)?;
+        st.serialize_field("unfinished", &self.unfinished)?;
+        st.serialize_field("wins_pct", &percent(self.wins, n))?;
+        st.serialize_field("draws_pct", &percent(self.draws, n))?;
+        st.serialize_field("losses_pct", &percent(self.losses, n))?;
+        st.serialize_field("unfinished_pct", &percent(self.unfinished, n))?;
+        st.serialize_field("points", &self.points())?;
+        st.serialize_field("score_pct", &self.score_pct())?;
+        st.end()
+    }
+}
+
+/// A player (an exact `White`/`Black` tag value) and the results of their games.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PlayerStats {
+    pub name: String,
+    pub total: Score,
+    pub as_white: Score,
+    pub as_black: Score,
+    /// By variant id, in id order.
+    pub by_variant: Vec<(String, Score)>,
+}
+
+/// Statistics over the games matching a [`ReportQuery`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Report {
+    pub games: u64,
+    pub results: Results,
+    pub lengths: Lengths,
+    /// Every way a game can end, in [`GameEnd::ALL`] order, zeros included.
+    pub terminations: Vec<EndCount>,
+    /// King swaps, lifts, relocations, promotions, arrivals of the pawn of pawns,
+    /// adventitious kings and citadel draws, then promotions by piece kind.
+    pub special: Vec<SpecialCount>,
+    /// The most played openings (first `opening_plies` plies), most games first.
+    pub opening_plies: usize,
+    pub openings: Vec<Group>,
+    /// With a player filter or `by` player: the players, most games first.
+    pub players: Vec<PlayerStats>,
+    /// With `by` variant, termination, year or opening: the groups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<&'static str>,
+    pub groups: Vec<Group>,
+}
+
+const SPECIAL_COLUMNS: [(&str, &str); 7] = [
+    ("swaps", "king swap"),
+    ("lifts", "lift"),
+    ("relocations", "relocation"),
+    ("promotions", "promotion"),
+    ("arrivals", "pawn of pawns arrival"),
+    ("adventitious_kings", "adventitious king"),
+    ("citadel_entries", "citadel draw"),
+];
+
+#[derive(Default)]
+struct Acc {
+    results: Results,
+    plies: u64,
+}
+
+impl Acc {
+    fn group(&self, key: String, variant: Option<String>, all: u64) -> Group {
+        let games = self.results.games();
+        Group {
+            key,
+            variant,
+            games,
+            share_pct: percent(games, all),
+            results: self.results,
+            average_plies: if games == 0 {
+                0.0
+            } else {
+                self.plies as f64 / games as f64
+            },
+        }
+    }
+}
+
+impl Database {
+    /// Statistics over the games matching `q.filter`. `variants` names the variants whose
+    /// openings are written in SAN (others are written in coordinates).
+    pub fn report(&self, q: &ReportQuery, variants: &Registry) -> Result<Report, DbError> {
+        let names: HashMap<i64, String> = self
+            .conn
+            .prepare_cached("SELECT id, name FROM variant")
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()
+            })
+            .map_err(|e| self.err(e))?;
+        let openings_wanted = q.top > 0 && q.opening_plies > 0;
+        let (clause, mut args) = Self::filter_sql(&q.filter);
+        // One pass over the games, without sorting in SQL: the rows are summed here.
+        let mut sql = format!(
+            "SELECT g.variant, g.result, g.termination, g.plies, substr(g.date, 1, 4),
+                 g.standard_start, substr(g.moves, 1, ?{})",
+            args.len() + 1
+        );
+        let bytes = if openings_wanted {
+            q.opening_plies.saturating_mul(MOVE_BYTES)
+        } else {
+            0
+        };
+        args.push(Box::new(i64::try_from(bytes).unwrap_or(i64::MAX)));
+        for (c, _) in SPECIAL_COLUMNS {
+            sql.push_str(&format!(", g.{c}"));
+        }
+        sql.push_str(&format!(", g.white, g.black FROM game g{clause}"));
+        let players_wanted = q.by == Some(GroupBy::Player) || q.filter.player.is_some();
+        let mut players = Players::new(q);
+
+        let mut report = Report {
+            opening_plies: q.opening_plies,
+            ..Report::default()
+        };
+        let mut by_length: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut ends: HashMap<GameEnd, u64> = HashMap::new();
+        let mut special = [(0u64, 0u64); 7];
+        let mut groups: BTreeMap<String, Acc> = BTreeMap::new();
+        let mut openings: HashMap<(i64, Vec<u8>), Acc> = HashMap::new();
+        let mut total_plies = 0u64;
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(args.iter()))
+            .map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let read = || -> rusqlite::Result<_> {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get_ref(1)?.as_str()?,
+                    r.get_ref(2)?.as_str()?,
+                    r.get::<_, u32>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                    r.get::<_, bool>(5)?,
+                    r.get_ref(6)?.as_blob_or_null()?.unwrap_or(&[]),
+                ))
+            };
+            let (variant, result, end, plies, year, standard, line) =
+                read().map_err(|e| self.err(e))?;
+            report.games += 1;
+            report.results.add_result(result, 1);
+            *by_length.entry(plies).or_default() += 1;
+            total_plies += u64::from(plies);
+            let end = GameEnd::parse(end).unwrap_or(GameEnd::Other);
+            *ends.entry(end).or_default() += 1;
+            for (i, acc) in special.iter_mut().enumerate() {
+                let n = count(r, 7 + i).map_err(|e| self.err(e))?;
+                acc.0 += n;
+                acc.1 += u64::from(n > 0);
+            }
+            let key = match q.by {
+                Some(GroupBy::Variant) => names.get(&variant).cloned(),
+                Some(GroupBy::Termination) => Some(end.as_str().to_string()),
+                Some(GroupBy::Year) => Some(match year {
+                    Some(y) if y.len() == 4 && y.bytes().all(|b| b.is_ascii_digit()) => y,
+                    _ => "????".to_string(),
+                }),
+                _ => None,
+            };
+            if let Some(key) = key {
+                let g = groups.entry(key).or_default();
+                g.results.add_result(result, 1);
+                g.plies += u64::from(plies);
+            }
+            if players_wanted {
+                let name = names.get(&variant).map_or("", String::as_str);
+                for (i, color) in [(14, Color::White), (15, Color::Black)] {
+                    let player = r.get::<_, Option<String>>(i);
+                    if let Some(player) = player.map_err(|e| self.err(e))? {
+                        players.add(&player, name, color, result);
+                    }
+                }
+            }
+            if openings_wanted && standard {
+                let g = match openings.get_mut(&(variant, line.to_vec())) {
+                    Some(g) => g,
+                    None => openings.entry((variant, line.to_vec())).or_default(),
+                };
+                g.results.add_result(result, 1);
+                g.plies += u64::from(plies);
+            }
+        }
+        drop(rows);
+        let all = report.games;
+        report.lengths = lengths(&by_length, total_plies, all);
+        report.terminations = GameEnd::ALL
+            .into_iter()
+            .map(|e| {
+                let games = ends.get(&e).copied().unwrap_or(0);
+                EndCount {
+                    termination: e,
+                    games,
+                    pct: percent(games, all),
+                }
+            })
+            .collect();
+        report.special = SPECIAL_COLUMNS
+            .iter()
+            .zip(special)
+            .map(|(&(_, name), (moves, games))| SpecialCount {
+                name: name.to_string(),
+                moves,
+                games,
+                games_pct: percent(games, all),
+            })
+            .collect();
+        report
+            .special
+            .extend(self.promotions_by_kind(&q.filter, all)?);
+        report.by = q.by.map(GroupBy::as_str);
+        report.groups = groups
+            .into_iter()
+            .map(|(key, acc)| acc.group(key, None, all))
+            .collect();
+        let mut openings: Vec<((i64, Vec<u8>), Acc)> = openings.into_iter().collect();
+        openings.sort_by(|a, b| {
+            b.1.results
+                .games()
+                .cmp(&a.1.results.games())
+                .then_with(|| a.0.cmp(&b.0))
+        });
+        openings.truncate(q.top);
+        report.openings = openings
+            .into_iter()
+            .map(|((variant, line), acc)| {
+                let name = names.get(&variant).cloned().unwrap_or_default();
+                let key = opening_text(variants, &name, &line);
+                acc.group(key, Some(name), all)
+            })
+            .collect();
+        if q.by == Some(GroupBy::Opening) {
+            report.groups = report.openings.clone();
+        }
+        report.players = players.finish(q);
+        Ok(report)
+    }
+
+    fn promotions_by_kind(
+        &self,
+        filter: &GameFilter,
+        all: u64,
+    ) -> Result<Vec<SpecialCount>, DbError> {
+        let (clause, args) = Self::filter_sql(filter);
+        let sql = format!(
+            "SELECT p.kind, sum(p.count), count(DISTINCT p.game) FROM promotion p
+             JOIN game g ON g.id = p.game JOIN variant v ON v.id = g.variant{clause}
+             GROUP BY p.kind ORDER BY p.kind"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map(rusqlite::params_from_iter(args.iter()), |r| {
+            let games = count(r, 2)?;
+            Ok(SpecialCount {
+                name: format!("promotion to {}", r.get::<_, String>(0)?),
+                moves: count(r, 1)?,
+                games,
+                games_pct: percent(games, all),
+            })
+        })
+        .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| self.err(e))
+    }
+}
+
+/// Players' results, summed game by game.
+struct Players {
+    wanted: Option<String>,
+    color: Option<Color>,
+    by_name: HashMap<String, PlayerStats>,
+}
+
+impl Players {
+    fn new(q: &ReportQuery) -> Players {
+        Players {
+            wanted: q.filter.player.as_ref().map(|p| p.to_ascii_lowercase()),
+            color: q.filter.color,
+            by_name: HashMap::new(),
+        }
+    }
+
+    /// Counts a game of `name` with `color`, unless the name is unknown (`?`) or not the
+    /// player asked for.
+    fn add(&mut self, name: &str, variant: &str, color: Color, result: &str) {
+        if name.is_empty() || name == "?" {
+            return;
+        }
+        if let Some(w) = &self.wanted {
+            if !name.to_ascii_lowercase().contains(w.as_str()) {
+                return;
+            }
+            if self.color.is_some_and(|c| c != color) {
+                return;
+            }
+        }
+        let p = match self.by_name.get_mut(name) {
+            Some(p) => p,
+            None => self
+                .by_name
+                .entry(name.to_string())
+                .or_insert_with(|| PlayerStats {
+                    name: name.to_string(),
+                    ..PlayerStats::default()
+                }),
+        };
+        p.total.add(result, color, 1);
+        match color {
+            Color::White => p.as_white.add(result, color, 1),
+            Color::Black => p.as_black.add(result, color, 1),
+        }
+        match p.by_variant.iter_mut().find(|(v, _)| v == variant) {
+            Some((_, s)) => s.add(result, color, 1),
+            None => {
+                let mut s = Score::default();
+                s.add(result, color, 1);
+                p.by_variant.push((variant.to_string(), s));
+            }
+        }
+    }
+
+    /// Most games first; without a player asked for, the `top` ones.
+    fn finish(self, q: &ReportQuery) -> Vec<PlayerStats> {
+        let mut out: Vec<PlayerStats> = self.by_name.into_values().collect();
+        for p in &mut out {
+            p.by_variant.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        out.sort_by(|a, b| {
+            b.total
+                .games()
+                .cmp(&a.total.games())
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        if self.wanted.is_none() {
+            out.truncate(q.top);
+        }
+        out
+    }
+}
+
+fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
+    r.get::<_, Option<i64>>(i)
+        .map(|n| n.unwrap_or(0).max(0) as u64)
+}
+
+/// Lengths from a histogram of plies.
+fn lengths(by_length: &BTreeMap<u32, u64>, total_plies: u64, games: u64) -> Lengths {
+    let (Some((&min, _)), Some((&max, _))) =
+        (by_length.first_key_value(), by_length.last_key_value())
+    else {
+        return Lengths::default();
+    };
+    let mut seen = 0;
+    let mut median = min;
+    for (&plies, &n) in by_length {
+        seen += n;
+        if seen * 2 >= games {
+            median = plies;
+            break;
+        }
+    }
+    // About ten ranges of a round width.
+    let width = [
+        1u32, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000,
+    ]
+    .into_iter()
+    .find(|w| max / w - min / w < 12)
+    .unwrap_or(10_000);
+    let mut buckets: Vec<LengthBucket> = (min / width..=max / width)
+        .map(|b| LengthBucket {
+            from: b * width,
+            to: b * width + width - 1,
+            games: 0,
+            pct: 0.0,
+        })
+        .collect();
+    for (&plies, &n) in by_length {
+        if let Some(b) = buckets.get_mut(((plies / width) - min / width) as usize) {
+            b.games += n;
+        }
+    }
+    for b in &mut buckets {
+        b.pct = percent(b.games, games);
+    }
+    Lengths {
+        min,
+        max,
+        mean: total_plies as f64 / games.max(1) as f64,
+        median,
+        bucket_width: width,
+        buckets,
+    }
+}
+
+/// An opening's moves in SAN, replayed from the variant's start position (in coordinates if
+/// the variant is not known here; the raw move bytes if they do not replay).
+fn opening_text(variants: &Registry, variant: &str, line: &[u8]) -> String {
+    let Some(moves) = codec::decode_moves(line) else {
+        return format!("(unreadable moves of a {variant} game)");
+    };
+    let Some(v) = variants.find(variant) else {
+        return format!("({} plies of a {variant} game)", moves.len());
+    };
+    let mut pos = Position::start(v);
+    let mut out: Vec<String> = Vec::with_capacity(moves.len());
+    for m in moves {
+        if !super::record::well_formed(&pos, m) {
+            out.push("?".to_string());
+            break;
+        }
+        let legal = pos.legal_moves();
+        out.push(crate::notation::san(&pos, m, &legal));
+        pos.play_unchecked(m);
+    }
+    out.join(" ")
+}
