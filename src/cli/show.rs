@@ -101,7 +101,11 @@ fn show(
         .iter()
         .map(|(k, v)| vec![k.clone(), v.clone()])
         .collect();
-    writeln!(out, "{}", table(&["tag", "value"], rows))?;
+    let mut tags = table(&["tag", "value"], rows);
+    if args.ascii {
+        tags.with(tabled::settings::Style::ascii());
+    }
+    writeln!(out, "{tags}")?;
     let s = &game.special;
     let mut special: Vec<String> = [
         (s.swaps, "king swap"),

@@ -108,7 +108,7 @@ impl TextBoard {
         if self.flipped {
             std::mem::swap(&mut left, &mut right);
         }
-        let side = cell + 3; // "[x] " or " [x]"
+        let side = width + 3; // "[x] " or " [x]"
         let left_pad = if left.is_empty() { 0 } else { side };
         let label = ranks.to_string().len() + 1;
         let file_order: Vec<i32> = if self.flipped {
@@ -145,9 +145,7 @@ impl TextBoard {
             if !left.is_empty() {
                 match left.iter().find(|(rank, _)| *rank == r) {
                     Some(&(_, sq)) => {
-                        out.push_str(&format!("[{}] ", pad(&symbol(sq), cell - 1)));
-                        // "[" + symbol + "]" + " " is cell + 2; one more keeps the frame aligned.
-                        out.push(' ');
+                        out.push_str(&format!("[{}] ", pad(&symbol(sq), width)));
                     }
                     None => out.push_str(&" ".repeat(side)),
                 }
@@ -164,7 +162,7 @@ impl TextBoard {
             out.push(' ');
             out.push(glyphs.vertical);
             if let Some(&(_, sq)) = right.iter().find(|(rank, _)| *rank == r) {
-                out.push_str(&format!(" [{}]", pad(&symbol(sq), cell - 1)));
+                out.push_str(&format!(" [{}]", pad(&symbol(sq), width)));
             }
             // No trailing spaces: the line ends at its last drawn character.
             let trimmed = out.trim_end_matches(' ').len();
@@ -202,84 +200,66 @@ impl TextBoard {
 mod tests {
     use super::*;
 
-    fn lines(s: &str) -> Vec<&str> {
-        s.lines().collect()
+    fn ascii() -> TextBoard {
+        TextBoard {
+            charset: Charset::Ascii,
+            flipped: false,
+        }
     }
 
     #[test]
     fn shatranj_start_position() {
         let v = crate::variants::builtin("shatranj").unwrap();
-        let pos = Position::start(&v);
-        let text = TextBoard {
-            charset: Charset::Ascii,
-            flipped: false,
-        }
-        .render(&pos);
-        let l = lines(&text);
+        let text = ascii().render(&Position::start(&v));
+        let l: Vec<&str> = text.lines().collect();
         assert_eq!(l[0].trim(), "a b c d e f g h");
-        assert!(l[1].trim().starts_with('+'));
-        assert_eq!(
-            l[2].trim(),
-            "8 | r n b k f b n r |".replace("k f", &{
-                // The start position decides the order of the king and the counsellor.
-                let fen = v.start_fen();
-                let first = fen.split('/').next().unwrap_or("");
-                let mid: String = first.chars().skip(3).take(2).collect();
-                format!("{} {}", &mid[..1], &mid[1..])
-            })
-        );
+        assert_eq!(l[1].trim(), "+-----------------+");
+        assert_eq!(l[2].trim(), "8 | r n b k q b n r |");
         assert_eq!(l[5].trim(), "5 | . . . . . . . . |");
+        assert_eq!(l[9].trim(), "1 | R N B K Q B N R |");
+        assert_eq!(l[11], "White to move");
         assert_eq!(l.len(), 12);
-        assert!(l[11].starts_with("White to move"));
-        // Every board line has the same width.
-        let w = l[1].chars().count();
-        assert!(l[2..10].iter().all(|x| x.chars().count() == w), "{text}");
     }
 
     #[test]
     fn tamerlane_citadels_beside_their_ranks() {
         let v = crate::variants::builtin("tamerlane").unwrap();
-        let fen = v.start_fen().replacen(" w ", " b ", 1);
-        let mut pos = Position::start(&v);
-        // An adventitious king may stand in its own citadel: put one in White's.
-        let white_citadel = v.geometry().parse("wc").unwrap();
-        let king = v.kind_by_id("adventitious-king").unwrap();
-        let _ = fen;
-        let board = |pos: &Position, charset| {
-            TextBoard {
-                charset,
-                flipped: false,
-            }
-            .render(pos)
+        // A white king in Black's citadel (a citadel draw), Black's king on f9.
+        let pos = Position::from_fen(&v, "11/K5k5/11/11/11/11/11/11/12/11 b - - 1 1").unwrap();
+        let text = TextBoard::default().render(&pos);
+        let line = |rank: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(rank))
+                .unwrap()
         };
-        let text = board(&pos, Charset::Unicode);
-        let l = lines(&text);
-        // Rank 9 has Black's citadel on the left, rank 2 White's on the right.
-        let r9 = l.iter().find(|x| x.trim_start().starts_with("9 ")).unwrap();
-        let r2 = l.iter().find(|x| x.trim_start().starts_with("2 ")).unwrap();
-        assert!(r9.contains("[· ]"), "{text}");
-        assert!(r2.ends_with("[· ]"), "{text}");
+        // Black's citadel continues rank 9 on the left, White's rank 2 on the right.
+        assert!(line("9 ").contains("[K] │ ·"), "{text}");
+        assert!(line("2 ").ends_with("│ [·]"), "{text}");
         assert!(
-            text.contains("citadels in brackets: wc (White's), bc (Black's)")
-                || text.contains("bc (Black's), wc (White's)"),
+            text.contains("citadels in brackets: wc (white), bc (black)"),
             "{text}"
         );
-        pos = Position::from_fen(&v, &pos.to_fen()).unwrap();
-        let _ = (white_citadel, king);
-        let ascii = board(&pos, Charset::Ascii);
-        assert!(ascii.is_ascii());
-        let widths: Vec<usize> = ascii
+        // Frames line up on every rank.
+        let bars: Vec<usize> = text
             .lines()
-            .filter(|x| x.contains('|'))
-            .map(|x| x.find('|').unwrap())
+            .filter(|l| l.contains('│'))
+            .map(|l| l.chars().position(|c| c == '│').unwrap())
             .collect();
-        assert!(widths.windows(2).all(|w| w[0] == w[1]), "{ascii}");
+        assert!(bars.windows(2).all(|w| w[0] == w[1]), "{text}");
+        let plain = ascii().render(&pos);
+        assert!(plain.is_ascii());
         let flipped = TextBoard {
             charset: Charset::Ascii,
             flipped: true,
         }
         .render(&pos);
-        let first = flipped.lines().nth(2).unwrap();
-        assert!(first.trim_start().starts_with("1 "), "{flipped}");
+        // From Black's side rank 1 is on top and Black's citadel on the right.
+        let top = flipped.lines().nth(2).unwrap();
+        assert!(top.trim_start().starts_with("1 "), "{flipped}");
+        let r9 = flipped
+            .lines()
+            .find(|l| l.trim_start().starts_with("9 "))
+            .unwrap();
+        assert!(r9.ends_with("| [K]"), "{flipped}");
     }
 }
