@@ -185,8 +185,9 @@ fn explorer_table_and_csv() {
 fn show_draws_the_board_at_a_ply() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_db(dir.path());
-    // Game 3 is the Tamerlane sample game.
-    let text = ok(&db, &["show", "3", "--ply", "5"]);
+    let games = all_games(&db);
+    let timur = id_of(&games, "Sample game", Some("Timur"));
+    let text = ok(&db, &["show", &timur.to_string(), "--ply", "5"]);
     assert!(text.contains("│ White   │ Timur"), "{text}");
     assert!(text.contains("3. [Nc4]"), "{text}");
     assert!(text.contains("board after ply 5 (3. Nc4)"), "{text}");
@@ -195,7 +196,7 @@ fn show_draws_the_board_at_a_ply() {
         "{text}"
     );
     let registry = Registry::builtin();
-    let g = &all_games(&db)[2];
+    let g = &games[timur as usize - 1];
     let fen = g.position_at(&registry, 5).unwrap().to_fen();
     assert!(text.contains(&format!("position: {fen}")), "{text}");
     // Rank 4 after 3. Nc4: the knight on c4.
@@ -206,7 +207,8 @@ fn show_draws_the_board_at_a_ply() {
     let cells: Vec<&str> = rank4.split_whitespace().collect();
     assert_eq!(&cells[..5], &["4", "│", "·", "·", "N"], "{rank4}");
     // The citadel game: the king stands in Black's citadel, drawn left of rank 9.
-    let text = ok(&db, &["show", "10", "--ascii"]);
+    let citadel = id_of(&games, "Citadel", None).to_string();
+    let text = ok(&db, &["show", &citadel, "--ascii"]);
     assert!(text.is_ascii());
     let rank9 = text
         .lines()
@@ -215,7 +217,8 @@ fn show_draws_the_board_at_a_ply() {
     assert!(rank9.contains("[K]"), "{text}");
     assert!(text.contains("termination citadel draw"));
     // The start position, drawn from Black's side.
-    let text = ok(&db, &["show", "2", "--ply", "0", "--flip", "--ascii"]);
+    let shatranj = id_of(&games, "Casual correspondence game", None).to_string();
+    let text = ok(&db, &["show", &shatranj, "--ply", "0", "--flip", "--ascii"]);
     assert!(text.contains("board the start position:"), "{text}");
     let first = text
         .lines()
@@ -226,7 +229,7 @@ fn show_draws_the_board_at_a_ply() {
     let out = run(&db, &["show", "9999"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no game 9999"));
-    let out = run(&db, &["show", "3", "--ply", "999"]);
+    let out = run(&db, &["show", &timur.to_string(), "--ply", "999"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("has only 16 plies"));
 }

@@ -180,3 +180,12 @@ pub fn reached(games: &[StoredGame], target: &Position) -> Vec<(u32, u32)> {
     }
     out
 }
+
+/// The id of the game with this Event tag (and White tag, when given).
+pub fn id_of(games: &[StoredGame], event: &str, white: Option<&str>) -> u32 {
+    games
+        .iter()
+        .find(|g| g.tag("Event") == Some(event) && white.is_none_or(|w| g.tag("White") == Some(w)))
+        .unwrap_or_else(|| panic!("no game {event:?}"))
+        .id
+}
