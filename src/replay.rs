@@ -14,7 +14,7 @@ use crate::notation::game::{DiagnosticKind, RawGame, Severity, TokenKind};
 use crate::notation::san::{San, SanPlus};
 use crate::notation::span::Span;
 use crate::notation::tags::{self, GameResult};
-use crate::notation::{LineWriter, ResolveError, resolve, san, write_tags};
+use crate::notation::{LineWriter, ResolveError, resolve, san, san_into, write_tags};
 use crate::rules::{Color, Game, Move, Outcome, Position, Status, Termination, Variant};
 use crate::variants::Registry;
 
@@ -117,8 +117,11 @@ pub struct Replay {
     pub game: Option<Game>,
     /// Every problem, errors and warnings, in file order.
     pub problems: Vec<Problem>,
-    /// For each movetext token, the canonical SAN (with check mark) of a resolved move.
-    canonical: Vec<Option<String>>,
+    /// For each movetext token, where the canonical SAN (with check mark) of a resolved move is
+    /// in `canonical_text`.
+    canonical: Vec<Option<(u32, u32)>>,
+    /// The canonical SAN of every resolved move, one after another.
+    canonical_text: String,
     /// Whether the main line was replayed to its end.
     complete: bool,
 }
@@ -174,6 +177,12 @@ impl Replay {
                     .and_then(|t| GameResult::from_ascii(t.trim().as_bytes()))
             })
             .map_or_else(|| "*".to_string(), |r| r.as_str().to_string())
+    }
+
+    /// The canonical SAN, with check mark, of the move that movetext token `i` resolved to.
+    fn canonical_move(&self, i: usize) -> Option<&str> {
+        let (start, end) = (*self.canonical.get(i)?)?;
+        self.canonical_text.get(start as usize..end as usize)
     }
 
     /// The game's tag pairs in canonical order: the seven-tag roster (filled in where
@@ -250,7 +259,7 @@ impl Replay {
                     let Some(sp) = raw.san(tok) else {
                         continue;
                     };
-                    let Some(text) = self.canonical.get(i).and_then(|c| c.as_deref()) else {
+                    let Some(text) = self.canonical_move(i) else {
                         continue;
                     };
                     let Some((before, now, fresh)) = lines.last_mut() else {
@@ -309,12 +318,25 @@ impl Replay {
 
 /// Replays one game read from a file.
 pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
+    replay_with(raw, registry, true)
+}
+
+/// [`replay`] the slow way, as a reference for tests: every move is resolved among all the
+/// legal moves of its position and every check mark is judged at once. Gives the same
+/// [`Replay`] as [`replay`].
+#[doc(hidden)]
+pub fn replay_reference(raw: &RawGame, registry: &Registry) -> Replay {
+    replay_with(raw, registry, false)
+}
+
+fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
     let mut r = Replay {
         number: raw.number,
         variant: None,
         game: None,
         problems: Vec::new(),
         canonical: vec![None; raw.tokens.len()],
+        canonical_text: String::new(),
         complete: false,
     };
     let mut syntax_error = false;
@@ -429,10 +451,12 @@ pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
                 if frame.dead {
                     continue;
                 }
-                match play(frame, &sp, raw, tok.span) {
-                    Ok((text, problems)) => {
-                        r.canonical[i] = Some(text);
-                        r.problems.extend(problems);
+                let start = r.canonical_text.len();
+                let (text, problems) = (&mut r.canonical_text, &mut r.problems);
+                match play(frame, &sp, raw, tok.span, text, problems, shortcuts) {
+                    Ok(()) => {
+                        let end = r.canonical_text.len();
+                        r.canonical[i] = u32::try_from(start).ok().zip(u32::try_from(end).ok());
                     }
                     Err(p) => {
                         r.problems.push(*p);
@@ -532,26 +556,24 @@ pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
     r
 }
 
-/// Resolves and plays one move in a line: its canonical text and any warnings, or the error
-/// that stops the line.
+/// Resolves and plays one move in a line: appends its canonical text to `text` and any
+/// warnings to `problems`, or returns the error that stops the line.
 fn play(
     frame: &mut Frame,
     sp: &SanPlus,
     raw: &RawGame,
     span: Span,
-) -> Result<(String, Vec<Problem>), Box<Problem>> {
+    text: &mut String,
+    problems: &mut Vec<Problem>,
+    shortcuts: bool,
+) -> Result<(), Box<Problem>> {
     let game = &mut frame.game;
     let written = raw.text(span);
     let ply = game.moves().len() as u32 + 1;
-    // Most moves name their piece and destination: resolve them among that piece's moves to
-    // that square, which is far cheaper than generating every legal move. Anything unusual
-    // (no such move, the game over, another form of text) takes the full path below.
-    if quick_candidates(game, &sp.san, &mut frame.scratch) {
-        let pos = game.position();
-        if let Ok(m) = resolve(&sp.san, pos, &frame.scratch) {
-            let canonical = san(pos, m, &frame.scratch);
-            return Ok(finish(game, m, canonical, &written, span, ply));
-        }
+    let start = text.len();
+    if shortcuts && quick(game, &sp.san, &mut frame.scratch, text) {
+        finish(game, text, start, &written, span, ply, problems);
+        return Ok(());
     }
     let pos = game.position();
     let legal = game.legal_moves();
@@ -605,20 +627,22 @@ fn play(
             return Err(Box::new(at(kind, message, e.moves())));
         }
     };
-    let canonical = san(pos, m, &legal);
-    Ok(finish(game, m, canonical, &written, span, ply))
+    san_into(text, pos, m, &legal);
+    game.play_unchecked(m);
+    finish(game, text, start, &written, span, ply, problems);
+    Ok(())
 }
 
-/// Puts into `out` the legal moves that can match a move written with its piece and
-/// destination; false when there are none, the text is of another form, or the variant's
-/// rules need the game's history to judge legality.
-fn quick_candidates(game: &mut Game, text: &San, out: &mut Vec<Move>) -> bool {
-    out.clear();
-    let (to, kind, pawns) = {
+/// The common case, cheaply: a move written with its piece and destination is resolved among
+/// the moves of that piece to that square, found backwards from the square, and a single
+/// candidate is tested against the check rule by playing it. Plays the move and appends its
+/// canonical SAN to `text` when that settles it; false (nothing played or written) when the
+/// move needs the full path: no candidate or no single fitting one, the game over, another
+/// form of text. The full path then finds the same move or the exact error.
+fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String) -> bool {
+    let (to, kind, pawns, history) = {
         let variant = game.position().variant();
-        if variant.rules().permanent_check != crate::rules::PermanentCheckRule::Allowed
-            || text.is_coordinate()
-        {
+        if text.is_coordinate() {
             return false;
         }
         let San::Normal { piece, to, .. } = *text else {
@@ -636,30 +660,57 @@ fn quick_candidates(game: &mut Game, text: &San, out: &mut Vec<Move>) -> bool {
             },
             None => None,
         };
-        (to, kind, variant.pawn_kinds)
+        let history = variant.rules().permanent_check == crate::rules::PermanentCheckRule::Illegal;
+        (to, kind, variant.pawn_kinds, history)
     };
-    game.legal_moves_to(
-        to,
-        |k| match kind {
-            Some(want) => k == want,
-            None => pawns & (1 << k.0) != 0,
-        },
-        out,
-    );
-    !out.is_empty()
+    let wanted = |k: crate::rules::PieceKind| match kind {
+        Some(want) => k == want,
+        None => pawns & (1 << k.0) != 0,
+    };
+    game.position().pseudo_legal_moves_to(to, wanted, scratch);
+    if scratch.len() == 1 && !history {
+        let m = scratch[0];
+        let pos = game.position();
+        if resolve(text, pos, scratch).is_err() {
+            return false;
+        }
+        let start = out.len();
+        san_into(out, pos, m, scratch);
+        if game.play_if_legal(m) {
+            return true;
+        }
+        out.truncate(start);
+        return false;
+    }
+    if scratch.is_empty() {
+        return false;
+    }
+    // Several candidates: the legal ones decide both the move and its disambiguation.
+    game.legal_moves_to(to, wanted, scratch);
+    if history {
+        scratch.retain(|&m| !game.is_permanent_check(m));
+    }
+    let pos = game.position();
+    let Ok(m) = resolve(text, pos, scratch) else {
+        return false;
+    };
+    san_into(out, pos, m, scratch);
+    game.play_unchecked(m);
+    true
 }
 
-/// Plays a resolved move and checks how it was written: its canonical text with the right
-/// check mark, and warnings for a different spelling or mark.
+/// Checks how a move just played was written: appends its check mark to `text`, whose end
+/// from `start` on is its canonical SAN, and warnings for a different spelling or mark to
+/// `problems`.
 fn finish(
     game: &mut Game,
-    m: Move,
-    canonical: String,
+    text: &mut String,
+    start: usize,
     written: &str,
     span: Span,
     ply: u32,
-) -> (String, Vec<Problem>) {
-    game.play_unchecked(m);
+    problems: &mut Vec<Problem>,
+) {
     let mark = if game.last_move_gave_check() {
         match game.status() {
             Status::Over {
@@ -671,7 +722,6 @@ fn finish(
     } else {
         ""
     };
-    let mut warnings = Vec::new();
     let body = written.trim_end_matches(['!', '?']);
     let (body, written_mark) = match body.strip_suffix('#') {
         Some(b) => (b, "#"),
@@ -680,6 +730,11 @@ fn finish(
             None => (body, ""),
         },
     };
+    let canonical = text.get(start..).unwrap_or_default();
+    if body == canonical && written_mark == mark {
+        text.push_str(mark);
+        return;
+    }
     let warn = |kind: ProblemKind, message: String| Problem {
         kind,
         error: false,
@@ -692,7 +747,7 @@ fn finish(
         legal: Vec::new(),
     };
     if body != canonical {
-        warnings.push(warn(
+        problems.push(warn(
             ProblemKind::NonCanonical,
             format!("written {body}, canonical SAN is {canonical}"),
         ));
@@ -706,9 +761,7 @@ fn finish(
             (w, "") => format!("the move gives no check but is marked {w}"),
             (w, m) => format!("marked {w} but the right mark is {m}"),
         };
-        warnings.push(warn(ProblemKind::CheckMark, message));
+        problems.push(warn(ProblemKind::CheckMark, message));
     }
-    let mut text = canonical;
     text.push_str(mark);
-    (text, warnings)
 }

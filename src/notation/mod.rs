@@ -22,4 +22,4 @@ mod write;
 
 pub use line::{LineError, play_line};
 pub use resolve::{ResolveError, resolve};
-pub use write::{LineWriter, check_mark, san, san_plus, write_game, write_tags};
+pub use write::{LineWriter, check_mark, san, san_into, san_plus, write_game, write_tags};

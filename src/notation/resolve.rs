@@ -85,43 +85,44 @@ fn promotion_fits(promoted: Option<PieceKind>, m: &Move) -> bool {
     }
 }
 
+/// The single move of `legal` that `fits`; else the error, with the moves that fit (several)
+/// or the `close` ones (none). Allocates only for an error.
+fn pick(
+    legal: &[Move],
+    fits: impl Fn(&Move) -> bool,
+    close: impl Fn(&Move) -> bool,
+) -> Result<Move, ResolveError> {
+    let mut matches = legal.iter().filter(|m| fits(m));
+    match (matches.next(), matches.next()) {
+        (Some(&m), None) => Ok(m),
+        (None, _) => Err(ResolveError::Illegal {
+            close: legal.iter().filter(|m| close(m)).copied().collect(),
+        }),
+        _ => Err(ResolveError::Ambiguous {
+            candidates: legal.iter().filter(|m| fits(m)).copied().collect(),
+        }),
+    }
+}
+
 /// Finds the legal move `san` names in `pos`, given the position's legal moves.
 pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, ResolveError> {
     let variant = pos.variant();
     let g = variant.geometry();
-    let matches: Vec<Move>;
-    let close: Vec<Move>;
     match *san {
         San::PawnOfPawns { to, .. } => {
             let to = square(variant, Place::Board(to))?;
-            let special = |m: &&Move| matches!(m.kind, MoveKind::Lift | MoveKind::Relocation);
-            matches = legal
-                .iter()
-                .filter(special)
-                .filter(|m| m.to == to)
-                .copied()
-                .collect();
-            close = if matches.is_empty() {
-                legal.iter().filter(special).copied().collect()
-            } else {
-                Vec::new()
-            };
+            let special = |m: &Move| matches!(m.kind, MoveKind::Lift | MoveKind::Relocation);
+            pick(legal, |m| special(m) && m.to == to, special)
         }
         San::Swap { with, promotion } => {
             let with = square(variant, with)?;
             let promoted = promotion_kind(variant, promotion)?;
-            let swap = |m: &&Move| m.kind == MoveKind::Swap;
-            matches = legal
-                .iter()
-                .filter(swap)
-                .filter(|m| m.to == with && promotion_fits(promoted, m))
-                .copied()
-                .collect();
-            close = if matches.is_empty() {
-                legal.iter().filter(swap).copied().collect()
-            } else {
-                Vec::new()
-            };
+            let swap = |m: &Move| m.kind == MoveKind::Swap;
+            pick(
+                legal,
+                |m| swap(m) && m.to == with && promotion_fits(promoted, m),
+                swap,
+            )
         }
         San::Normal {
             piece,
@@ -154,20 +155,11 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
                     return Err(ResolveError::Illegal { close: Vec::new() });
                 };
                 let from = square(variant, from)?;
-                matches = legal
-                    .iter()
-                    .filter(|m| m.from == from && m.to == to && promotion_fits(m))
-                    .copied()
-                    .collect();
-                close = if matches.is_empty() {
-                    legal
-                        .iter()
-                        .filter(|m| m.from == from || m.to == to)
-                        .copied()
-                        .collect()
-                } else {
-                    Vec::new()
-                };
+                pick(
+                    legal,
+                    |m| m.from == from && m.to == to && promotion_fits(m),
+                    |m| m.from == from || m.to == to,
+                )
             } else {
                 let kind = kinds_for(variant, piece)?;
                 let is_piece = |m: &Move| {
@@ -186,28 +178,12 @@ pub fn resolve(san: &San, pos: &Position, legal: &[Move]) -> Result<Move, Resolv
                         Origin::Place(p) => square(variant, p).is_ok_and(|s| s == m.from),
                     }
                 };
-                matches = legal
-                    .iter()
-                    .filter(|m| is_piece(m) && m.to == to && origin_fits(m) && promotion_fits(m))
-                    .copied()
-                    .collect();
-                close = if matches.is_empty() {
-                    legal
-                        .iter()
-                        .filter(|m| is_piece(m) || m.to == to)
-                        .copied()
-                        .collect()
-                } else {
-                    Vec::new()
-                };
+                pick(
+                    legal,
+                    |m| is_piece(m) && m.to == to && origin_fits(m) && promotion_fits(m),
+                    |m| is_piece(m) || m.to == to,
+                )
             }
         }
-    }
-    match matches.len() {
-        1 => Ok(matches[0]),
-        0 => Err(ResolveError::Illegal { close }),
-        _ => Err(ResolveError::Ambiguous {
-            candidates: matches,
-        }),
     }
 }

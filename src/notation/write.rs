@@ -9,19 +9,33 @@ use crate::rules::{Color, Game, Move, MoveKind, Position, Status, Termination};
 ///
 /// `legal` is the position's legal moves (for disambiguation).
 pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
+    let mut s = String::new();
+    san_into(&mut s, pos, m, legal);
+    s
+}
+
+/// [`san`] appended to `s`, for callers that reuse one buffer.
+pub fn san_into(s: &mut String, pos: &Position, m: Move, legal: &[Move]) {
     let variant = pos.variant();
     let g = variant.geometry();
     let to = g.name(m.to);
     let capture = pos.is_capture(m);
     match m.kind {
         MoveKind::Lift | MoveKind::Relocation => {
-            return format!("PP{}{to}", if capture { "x" } else { "" });
+            s.push_str("PP");
+            if capture {
+                s.push('x');
+            }
+            s.push_str(to);
+            return;
         }
         MoveKind::Swap => {
             let letter = pos
                 .kind_at(m.from)
                 .map_or("K", |k| variant.kind(k).symbol.as_str());
-            let mut s = format!("{letter}:{to}");
+            s.push_str(letter);
+            s.push(':');
+            s.push_str(to);
             // A pawn that the swap puts on its last rank promotes (`K:d9=R`).
             if let (Some(p), Some(partner)) = (m.promotion, pos.kind_at(m.to))
                 && variant.kind(p).base != variant.kind(partner).base
@@ -29,15 +43,15 @@ pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
                 s.push('=');
                 s.push_str(variant.kind(p).symbol.trim_end_matches('\''));
             }
-            return s;
+            return;
         }
         MoveKind::Normal => {}
     }
     let Some(kind) = pos.kind_at(m.from) else {
-        return m.to_uci(pos);
+        s.push_str(&m.to_uci(pos));
+        return;
     };
     let info = variant.kind(kind);
-    let mut s = String::new();
     let (file, rank) = g.coords(m.from);
     let file_char = (b'a' + (file.max(1) - 1) as u8) as char;
     if info.pawn {
@@ -47,24 +61,23 @@ pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
         }
     } else {
         s.push_str(&info.symbol);
-        let rivals: Vec<&Move> = legal
-            .iter()
-            .filter(|o| {
-                o.kind == MoveKind::Normal
-                    && o.to == m.to
-                    && o.from != m.from
-                    && pos.kind_at(o.from) == Some(kind)
-            })
-            .collect();
-        if !rivals.is_empty() {
+        let rival = |o: &&Move| {
+            o.kind == MoveKind::Normal
+                && o.to == m.to
+                && o.from != m.from
+                && pos.kind_at(o.from) == Some(kind)
+        };
+        if legal.iter().any(|o| rival(&o)) {
             let from_name = g.name(m.from);
+            let mut rivals = legal.iter().filter(rival);
             if !g.is_main(m.from) {
                 // A piece in a citadel is named by the citadel.
                 s.push_str(from_name);
-            } else if rivals.iter().all(|o| g.coords(o.from).0 != file) {
+            } else if rivals.clone().all(|o| g.coords(o.from).0 != file) {
                 s.push(file_char);
-            } else if rivals.iter().all(|o| g.coords(o.from).1 != rank) {
-                s.push_str(&rank.to_string());
+            } else if rivals.all(|o| g.coords(o.from).1 != rank) {
+                use std::fmt::Write;
+                let _ = write!(s, "{rank}");
             } else {
                 s.push_str(from_name);
             }
@@ -88,7 +101,6 @@ pub fn san(pos: &Position, m: Move, legal: &[Move]) -> String {
         s.push('=');
         s.push_str(&variant.kind(kind).symbol);
     }
-    s
 }
 
 /// The check mark a move earns: `#` if it checkmates, `+` if it attacks an enemy royal piece.

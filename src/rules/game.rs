@@ -17,11 +17,9 @@ pub enum IllegalMove {
     PermanentCheck,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct Ply {
     hash: u64,
-    /// The pieces and side to move, to tell positions apart when hashes collide.
-    key: Box<[u8]>,
     /// Whether the move that led here gave check.
     check: bool,
 }
@@ -34,6 +32,9 @@ pub struct Game {
     moves: Vec<Move>,
     /// One entry per position, the start included.
     history: Vec<Ply>,
+    /// Beside each entry of `history`, the pieces and side to move, to tell positions apart
+    /// when hashes collide; kept only under rules that compare positions (else empty).
+    keys: Vec<Box<[u8]>>,
     /// What each move changed, to step back.
     undos: Vec<Undo>,
 }
@@ -52,18 +53,19 @@ impl Game {
     pub fn new(start: Position) -> Game {
         let first = Ply {
             hash: start.hash(),
-            key: if Self::tracks(&start) {
-                key(&start)
-            } else {
-                Box::new([])
-            },
             check: false,
+        };
+        let keys = if Self::tracks(&start) {
+            vec![key(&start)]
+        } else {
+            Vec::new()
         };
         Game {
             position: start.clone(),
             start,
             moves: Vec::new(),
             history: vec![first],
+            keys,
             undos: Vec::new(),
         }
     }
@@ -78,6 +80,9 @@ impl Game {
         let mut g = Game::new(start);
         g.moves.reserve(plies);
         g.history.reserve(plies);
+        if !g.keys.is_empty() {
+            g.keys.reserve(plies);
+        }
         g.undos.reserve(plies);
         g
     }
@@ -123,8 +128,7 @@ impl Game {
             if j + 2 < n && !self.history[j + 2].check {
                 return false;
             }
-            let p = &self.history[j];
-            if p.hash == hash && p.key == after_key {
+            if self.history[j].hash == hash && self.keys.get(j) == Some(&after_key) {
                 return true;
             }
         }
@@ -151,16 +155,35 @@ impl Game {
     /// Plays a move known to be legal (from [`Game::legal_moves`]).
     pub fn play_unchecked(&mut self, m: Move) {
         self.undos.push(self.position.play_unchecked(m));
+        self.record(m);
+    }
+
+    /// Plays a pseudo-legal ordinary move (one of [`Position::pseudo_legal_moves_to`]) if it
+    /// obeys the check rule; returns whether it was played. The move is tested by playing it,
+    /// so a legal move costs no more than playing it.
+    ///
+    /// Only for variants whose legality needs no history (no permanent-check rule).
+    pub fn play_if_legal(&mut self, m: Move) -> bool {
+        let undo = self.position.play_unchecked(m);
+        if !self.position.mover_safe(m) {
+            self.position.undo(undo);
+            return false;
+        }
+        self.undos.push(undo);
+        self.record(m);
+        true
+    }
+
+    /// Records the move just played on `position`.
+    fn record(&mut self, m: Move) {
         let check = self.position.is_check();
         self.history.push(Ply {
             hash: self.position.hash(),
-            key: if Self::tracks(&self.position) {
-                key(&self.position)
-            } else {
-                Box::new([])
-            },
             check,
         });
+        if !self.keys.is_empty() {
+            self.keys.push(key(&self.position));
+        }
         self.moves.push(m);
     }
 
@@ -182,11 +205,13 @@ impl Game {
             return Some("n-move rule");
         }
         if rules.repetition > 0 {
-            let last = self.history.last()?;
+            let last = self.history.len().checked_sub(1)?;
+            let (hash, last_key) = (self.history[last].hash, self.keys.get(last));
             let seen = self
                 .history
                 .iter()
-                .filter(|p| p.hash == last.hash && p.key == last.key)
+                .zip(&self.keys)
+                .filter(|(p, k)| p.hash == hash && Some(*k) == last_key)
                 .count();
             if seen as u32 >= rules.repetition {
                 return Some("repetition");

@@ -69,44 +69,101 @@ impl Position {
 
     /// The legal ordinary moves to `to` by pieces whose kind `wanted` accepts, into `out`
     /// (cleared first). Much cheaper than [`Position::legal_moves_into`] when a move's text
-    /// already names its piece and destination.
+    /// already names its piece and destination: only the ways onto `to` are looked at, and only
+    /// the moves found are tested against the check rule.
     pub fn legal_moves_to(
         &mut self,
         to: Square,
-        mut wanted: impl FnMut(PieceKind) -> bool,
+        wanted: impl FnMut(PieceKind) -> bool,
         out: &mut Vec<Move>,
     ) {
         out.clear();
         if self.end_by_rule().is_some() {
             return;
         }
-        let us = self.turn;
-        // Only pieces that could reach `to` on an empty board are worth generating.
-        let mut near = Bitboard::EMPTY;
-        for (i, table) in self.variant.tables.iter().enumerate() {
-            near |= self.by_class[us.index()][i] & table.reach(us, to);
+        self.pseudo_moves_to(to, wanted, out);
+        if out.is_empty() {
+            return;
         }
-        for from in near & !self.waiting(us) {
-            if self.kind_at(from).is_some_and(&mut wanted) {
-                let start = out.len();
-                self.piece_moves(from, out);
-                let mut i = start;
-                while i < out.len() {
-                    if out[i].to == to {
-                        i += 1;
-                    } else {
-                        out.swap_remove(i);
-                    }
+        let mut i = 0;
+        while i < out.len() {
+            if self.is_legal_unchecked(out[i]) {
+                i += 1;
+            } else {
+                out.remove(i);
+            }
+        }
+    }
+
+    /// The ordinary moves to `to` by pieces whose kind `wanted` accepts, into `out` (cleared
+    /// first), before the check rule: a superset of [`Position::legal_moves_to`], the same
+    /// moves when each obeys the check rule. Empty when the game is over by a rule that needs
+    /// no moves (a bare king, a citadel entered).
+    pub fn pseudo_legal_moves_to(
+        &self,
+        to: Square,
+        wanted: impl FnMut(PieceKind) -> bool,
+        out: &mut Vec<Move>,
+    ) {
+        out.clear();
+        if self.end_by_rule().is_none() {
+            self.pseudo_moves_to(to, wanted, out);
+        }
+    }
+
+    /// The ordinary moves to `to` by pieces whose kind `wanted` accepts, appended to `out`,
+    /// without the check rule: exactly those of [`Position::piece_moves`] that end on `to`.
+    fn pseudo_moves_to(
+        &self,
+        to: Square,
+        mut wanted: impl FnMut(PieceKind) -> bool,
+        out: &mut Vec<Move>,
+    ) {
+        let us = self.turn;
+        let variant = &*self.variant;
+        let geometry = variant.geometry();
+        let occupied = self.occupied();
+        let empty = !occupied.contains(to);
+        if !empty {
+            let capturable =
+                self.by_color[(!us).index()] & !self.immune(!us) & geometry.main_squares();
+            if !capturable.contains(to) {
+                return;
+            }
+        }
+        let need = if empty { MODE_MOVE } else { MODE_CAPTURE };
+        let movers = self.by_color[us.index()] & !self.waiting(us);
+        for (i, table) in variant.tables.iter().enumerate() {
+            let pieces = self.by_class[us.index()][i] & movers & table.reach(us, to);
+            if pieces.is_empty() {
+                continue;
+            }
+            // Several ways may lead from one square; each origin counts once.
+            let mut found = Bitboard::EMPTY;
+            for &(from, mask, mode) in table.arrivals(us, to) {
+                if mode & need == 0
+                    || !pieces.contains(from)
+                    || found.contains(from)
+                    || mask.intersects(occupied)
+                {
+                    continue;
+                }
+                let Some(piece) = self.piece_at(from) else {
+                    continue;
+                };
+                if !wanted(piece.kind)
+                    || (empty && !geometry.is_main(to) && !self.may_enter(to, piece))
+                {
+                    continue;
+                }
+                found |= from.bit();
+                if variant.kind(piece.kind).pawn && variant.last_rank[us].contains(to) {
+                    self.push_promotions(Move::normal(from, to), piece, out);
+                } else {
+                    out.push(Move::normal(from, to));
                 }
             }
         }
-        let lines = self.pin_lines(us);
-        let royal = self.royal[us.index()];
-        out.retain(|&m| {
-            lines.is_some_and(|l| {
-                m.promotion.is_none() && !l.contains(m.from) && !royal.contains(m.from)
-            }) || self.is_legal_unchecked(m)
-        });
     }
 
     /// For a side with a single royal piece that is not attacked: the squares on which a piece
@@ -170,16 +227,22 @@ impl Position {
 
     /// Whether a move from [`Position::legal_moves`]' candidates obeys the check rule.
     fn is_legal_unchecked(&mut self, m: Move) -> bool {
-        let us = self.turn;
         let undo = self.play_unchecked(m);
-        let ok = if m.kind == MoveKind::Swap {
-            // The king stands on the partner's square now.
-            !self.is_attacked(m.to, !us)
-        } else {
-            !self.sole_royal_attacked(us)
-        };
+        let ok = self.mover_safe(m);
         self.undo(undo);
         ok
+    }
+
+    /// Just after a candidate move `m` was played: whether it obeyed the check rule (left the
+    /// mover's royal piece unattacked).
+    pub(crate) fn mover_safe(&self, m: Move) -> bool {
+        let mover = !self.turn;
+        if m.kind == MoveKind::Swap {
+            // The king stands on the partner's square now.
+            !self.is_attacked(m.to, self.turn)
+        } else {
+            !self.sole_royal_attacked(mover)
+        }
     }
 
     /// The pseudo-legal ordinary moves of the piece on `from`.

@@ -58,6 +58,10 @@ pub(crate) struct MoveTable {
     /// Per `color * nsq + square`: the squares from which any rule of the class (moving or
     /// capturing) can reach it, ignoring blockers.
     reach: Vec<Bitboard>,
+    /// For each color and destination, every way there: `(from, mask, mode)`, so the pieces
+    /// able to move to one square are found without generating their other moves.
+    arrivals: Vec<Range>,
+    arrival_entries: Vec<(Square, Bitboard, u8)>,
     /// Whether any rule of the class can capture (a move-only class never attacks).
     pub captures: bool,
 }
@@ -177,6 +181,8 @@ impl MoveTable {
             reverse_entries: Vec::new(),
             reverse: vec![Reverse::default(); 2 * nsq],
             reach: vec![Bitboard::EMPTY; 2 * nsq],
+            arrivals: Vec::with_capacity(2 * nsq),
+            arrival_entries: Vec::new(),
             captures: defs.iter().any(|d| d.mode != MoveMode::Move),
         };
         // Every rule under every image, once each.
@@ -203,6 +209,7 @@ impl MoveTable {
             }
         }
         let mut reverse_lists: Vec<Vec<(Square, Bitboard)>> = vec![Vec::new(); 2 * nsq];
+        let mut arrival_lists: Vec<Vec<(Square, Bitboard, u8)>> = vec![Vec::new(); 2 * nsq];
         for color in Color::ALL {
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
@@ -231,6 +238,8 @@ impl MoveTable {
                                 stop,
                             });
                             table.reach[color.index() * nsq + to.index()] |= from.bit();
+                            arrival_lists[color.index() * nsq + to.index()]
+                                .push((from, mask, *mode));
                             if mode & MODE_CAPTURE != 0 {
                                 reverse_lists[color.index() * nsq + to.index()].push((from, mask));
                             }
@@ -249,6 +258,14 @@ impl MoveTable {
                     repeats,
                 ));
             }
+        }
+        for list in arrival_lists {
+            let start = table.arrival_entries.len() as u32;
+            table.arrival_entries.extend(list);
+            table.arrivals.push(Range {
+                start,
+                end: table.arrival_entries.len() as u32,
+            });
         }
         for (i, list) in reverse_lists.into_iter().enumerate() {
             let start = table.reverse_entries.len() as u32;
@@ -291,6 +308,17 @@ impl MoveTable {
 
     /// Whether a piece of this class and `color` on one of `pieces` can capture on `to`, given
     /// the occupied squares.
+    /// Every way a piece of this class and color can arrive on `to`: its origin, the squares
+    /// that must be empty on the way, and whether it may move there, capture there or both.
+    #[inline]
+    pub fn arrivals(&self, color: Color, to: Square) -> &[(Square, Bitboard, u8)] {
+        self.arrivals
+            .get(color.index() * self.nsq + to.index())
+            .map_or(&[], |r| {
+                &self.arrival_entries[r.start as usize..r.end as usize]
+            })
+    }
+
     #[inline]
     pub fn attacks(&self, color: Color, to: Square, pieces: Bitboard, occupied: Bitboard) -> bool {
         let rev = &self.reverse[color.index() * self.nsq + to.index()];

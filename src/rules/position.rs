@@ -83,6 +83,23 @@ pub struct Position {
     pub(crate) queue: [u128; 2],
 }
 
+/// A position without its variant (see [`Position::setup`]): a variant keeps its start
+/// position so, since a position refers to its variant.
+#[derive(Debug, Clone)]
+pub(crate) struct Setup {
+    board: [u8; MAX_SQUARES],
+    by_color: [Bitboard; 2],
+    by_kind: [[Bitboard; MAX_KINDS]; 2],
+    by_class: [[Bitboard; MAX_KINDS]; 2],
+    royal: [Bitboard; 2],
+    turn: Color,
+    swap: [bool; 2],
+    halfmove: u32,
+    fullmove: u32,
+    hash: u64,
+    queue: [u128; 2],
+}
+
 impl std::fmt::Debug for Position {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Position({})", self.to_fen())
@@ -123,9 +140,47 @@ impl Position {
 
     /// The variant's start position.
     pub fn start(variant: &Arc<Variant>) -> Position {
-        // The start position was checked when the variant was built.
+        // The start position was read and checked when the variant was built.
+        if let Some(s) = &variant.start_setup {
+            return Position::from_setup(variant, s);
+        }
         Position::from_fen(variant, variant.start_fen())
             .unwrap_or_else(|_| Position::empty(variant.clone()))
+    }
+
+    /// Everything but the variant, to rebuild the position cheaply.
+    pub(crate) fn setup(&self) -> Setup {
+        Setup {
+            board: self.board,
+            by_color: self.by_color,
+            by_kind: self.by_kind,
+            by_class: self.by_class,
+            royal: self.royal,
+            turn: self.turn,
+            swap: self.swap,
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+            hash: self.hash,
+            queue: self.queue,
+        }
+    }
+
+    /// The position `setup` was taken from, in `variant`.
+    fn from_setup(variant: &Arc<Variant>, s: &Setup) -> Position {
+        Position {
+            variant: variant.clone(),
+            board: s.board,
+            by_color: s.by_color,
+            by_kind: s.by_kind,
+            by_class: s.by_class,
+            royal: s.royal,
+            turn: s.turn,
+            swap: s.swap,
+            halfmove: s.halfmove,
+            fullmove: s.fullmove,
+            hash: s.hash,
+            queue: s.queue,
+        }
     }
 
     pub fn variant(&self) -> &Arc<Variant> {

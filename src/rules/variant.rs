@@ -132,6 +132,8 @@ pub struct Variant {
     symbols: HashMap<String, PieceKind>,
     /// The kind of each one-letter symbol or alias, `A` to `Z`.
     letters: [Option<PieceKind>; 26],
+    /// The start position, read once (a game starts from it far more often than that).
+    pub(crate) start_setup: Option<Box<super::position::Setup>>,
 }
 
 /// Why a variant definition was refused.
@@ -402,6 +404,7 @@ impl Variant {
             zobrist,
             symbols,
             letters,
+            start_setup: None,
         };
         // The start position must be valid.
         let start =
@@ -412,7 +415,10 @@ impl Variant {
                 *count = start.pieces_of(color, PieceKind(k as u8)).count() as u8;
             }
         }
-        Ok(variant)
+        Ok(Variant {
+            start_setup: Some(Box::new(start.setup())),
+            ..variant
+        })
     }
 
     /// The canonical name (`tamerlane`).
