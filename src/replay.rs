@@ -663,11 +663,11 @@ fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String)
         let history = variant.rules().permanent_check == crate::rules::PermanentCheckRule::Illegal;
         (to, kind, variant.pawn_kinds, history)
     };
-    let wanted = |k: crate::rules::PieceKind| match kind {
-        Some(want) => k == want,
-        None => pawns & (1 << k.0) != 0,
+    let kinds = match kind {
+        Some(k) => 1 << k.0,
+        None => pawns,
     };
-    game.position().pseudo_legal_moves_to(to, wanted, scratch);
+    game.position().pseudo_legal_moves_to(to, kinds, scratch);
     if scratch.len() == 1 && !history {
         let m = scratch[0];
         let pos = game.position();
@@ -686,7 +686,7 @@ fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String)
         return false;
     }
     // Several candidates: the legal ones decide both the move and its disambiguation.
-    game.legal_moves_to(to, wanted, scratch);
+    game.legal_moves_to(to, |k| kinds & (1 << k.0) != 0, scratch);
     if history {
         scratch.retain(|&m| !game.is_permanent_check(m));
     }

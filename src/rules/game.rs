@@ -53,7 +53,7 @@ impl Game {
     pub fn new(start: Position) -> Game {
         let first = Ply {
             hash: start.hash(),
-            check: false,
+            check: start.is_check(),
         };
         let keys = if Self::tracks(&start) {
             vec![key(&start)]
@@ -154,8 +154,8 @@ impl Game {
 
     /// Plays a move known to be legal (from [`Game::legal_moves`]).
     pub fn play_unchecked(&mut self, m: Move) {
-        self.undos.push(self.position.play_unchecked(m));
-        self.record(m);
+        let undo = self.position.play_unchecked(m);
+        self.record(m, undo);
     }
 
     /// Plays a pseudo-legal ordinary move (one of [`Position::pseudo_legal_moves_to`]) if it
@@ -164,19 +164,20 @@ impl Game {
     ///
     /// Only for variants whose legality needs no history (no permanent-check rule).
     pub fn play_if_legal(&mut self, m: Move) -> bool {
+        let in_check = self.history.last().is_some_and(|p| p.check);
         let undo = self.position.play_unchecked(m);
-        if !self.position.mover_safe(m) {
+        if !self.position.mover_safe_after(m, &undo, in_check) {
             self.position.undo(undo);
             return false;
         }
-        self.undos.push(undo);
-        self.record(m);
+        self.record(m, undo);
         true
     }
 
     /// Records the move just played on `position`.
-    fn record(&mut self, m: Move) {
-        let check = self.position.is_check();
+    fn record(&mut self, m: Move, undo: Undo) {
+        let check = self.position.is_check_after(m, &undo);
+        self.undos.push(undo);
         self.history.push(Ply {
             hash: self.position.hash(),
             check,
@@ -243,7 +244,7 @@ impl Game {
 
     /// Whether the last move played gave check (attacks an enemy royal piece).
     pub fn last_move_gave_check(&self) -> bool {
-        self.history.last().is_some_and(|p| p.check)
+        !self.moves.is_empty() && self.history.last().is_some_and(|p| p.check)
     }
 
     /// Hashes of every position so far, the start included.

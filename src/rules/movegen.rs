@@ -2,7 +2,7 @@
 
 use super::color::Color;
 use super::movement::{MODE_CAPTURE, MODE_MOVE};
-use super::position::{Move, MoveKind, Position};
+use super::position::{Move, MoveKind, Position, Undo};
 use super::square::{Bitboard, Square};
 use super::variant::{Piece, PieceKind};
 
@@ -74,17 +74,13 @@ impl Position {
     pub fn legal_moves_to(
         &mut self,
         to: Square,
-        wanted: impl FnMut(PieceKind) -> bool,
+        mut wanted: impl FnMut(PieceKind) -> bool,
         out: &mut Vec<Move>,
     ) {
-        out.clear();
-        if self.end_by_rule().is_some() {
-            return;
-        }
-        self.pseudo_moves_to(to, wanted, out);
-        if out.is_empty() {
-            return;
-        }
+        let kinds = (0..self.variant.kinds().len() as u8)
+            .filter(|&k| wanted(PieceKind(k)))
+            .fold(0u64, |m, k| m | 1 << k);
+        self.pseudo_legal_moves_to(to, kinds, out);
         let mut i = 0;
         while i < out.len() {
             if self.is_legal_unchecked(out[i]) {
@@ -95,30 +91,16 @@ impl Position {
         }
     }
 
-    /// The ordinary moves to `to` by pieces whose kind `wanted` accepts, into `out` (cleared
-    /// first), before the check rule: a superset of [`Position::legal_moves_to`], the same
-    /// moves when each obeys the check rule. Empty when the game is over by a rule that needs
-    /// no moves (a bare king, a citadel entered).
-    pub fn pseudo_legal_moves_to(
-        &self,
-        to: Square,
-        wanted: impl FnMut(PieceKind) -> bool,
-        out: &mut Vec<Move>,
-    ) {
+    /// The ordinary moves to `to` by pieces of the kinds in the bit set `kinds` (bit `k` for
+    /// `PieceKind(k)`), into `out` (cleared first), before the check rule: exactly those of
+    /// the pieces' moves that end on `to`, found backwards from `to` without generating the
+    /// others. The legal ones are those of [`Position::legal_moves_to`]. Empty when the game
+    /// is over by a rule that needs no moves (a bare king, a citadel entered).
+    pub fn pseudo_legal_moves_to(&self, to: Square, kinds: u64, out: &mut Vec<Move>) {
         out.clear();
-        if self.end_by_rule().is_none() {
-            self.pseudo_moves_to(to, wanted, out);
+        if self.end_by_rule().is_some() {
+            return;
         }
-    }
-
-    /// The ordinary moves to `to` by pieces whose kind `wanted` accepts, appended to `out`,
-    /// without the check rule: exactly those of [`Position::piece_moves`] that end on `to`.
-    fn pseudo_moves_to(
-        &self,
-        to: Square,
-        mut wanted: impl FnMut(PieceKind) -> bool,
-        out: &mut Vec<Move>,
-    ) {
         let us = self.turn;
         let variant = &*self.variant;
         let geometry = variant.geometry();
@@ -132,9 +114,16 @@ impl Position {
             }
         }
         let need = if empty { MODE_MOVE } else { MODE_CAPTURE };
-        let movers = self.by_color[us.index()] & !self.waiting(us);
-        for (i, table) in variant.tables.iter().enumerate() {
-            let pieces = self.by_class[us.index()][i] & movers & table.reach(us, to);
+        let waiting = self.waiting(us);
+        let mut rest = kinds;
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let Some(info) = variant.kinds().get(k) else {
+                break;
+            };
+            let table = &variant.tables[info.class as usize];
+            let pieces = self.by_kind[us.index()][k] & !waiting & table.reach(us, to);
             if pieces.is_empty() {
                 continue;
             }
@@ -148,16 +137,15 @@ impl Position {
                 {
                     continue;
                 }
-                let Some(piece) = self.piece_at(from) else {
-                    continue;
+                let piece = Piece {
+                    color: us,
+                    kind: PieceKind(k as u8),
                 };
-                if !wanted(piece.kind)
-                    || (empty && !geometry.is_main(to) && !self.may_enter(to, piece))
-                {
+                if empty && !geometry.is_main(to) && !self.may_enter(to, piece) {
                     continue;
                 }
                 found |= from.bit();
-                if variant.kind(piece.kind).pawn && variant.last_rank[us].contains(to) {
+                if info.pawn && variant.last_rank[us].contains(to) {
                     self.push_promotions(Move::normal(from, to), piece, out);
                 } else {
                     out.push(Move::normal(from, to));
@@ -231,6 +219,57 @@ impl Position {
         let ok = self.mover_safe(m);
         self.undo(undo);
         ok
+    }
+
+    /// Just after a candidate move `m` was played with `undo`: whether it obeyed the check
+    /// rule, as [`Position::mover_safe`], but with no attack test for a move that only went
+    /// from one square to another, off every line towards the mover's royal piece, when that
+    /// piece was not attacked before (`was_in_check` false).
+    pub(crate) fn mover_safe_after(&self, m: Move, undo: &Undo, was_in_check: bool) -> bool {
+        if !was_in_check && m.kind == MoveKind::Normal && m.promotion.is_none() {
+            let royal = self.royal[(!self.turn).index()];
+            if undo.plain_capture().is_some()
+                && royal.count() == 1
+                && !royal.contains(m.to)
+                && royal
+                    .first()
+                    .is_some_and(|k| !self.variant.lines_to(self.turn, k).contains(m.from))
+            {
+                return true;
+            }
+        }
+        self.mover_safe(m)
+    }
+
+    /// Just after a legal move `m` was played with `undo`: whether the side to move is in
+    /// check ([`Position::is_check`]). A move that only went from one square to another
+    /// against a single royal piece not attacked before (the rules guarantee that) checks by
+    /// the piece moved or by uncovering a line through its origin; only those are tested.
+    pub(crate) fn is_check_after(&self, m: Move, undo: &Undo) -> bool {
+        let them = self.turn;
+        let us = !them;
+        let royal = self.royal[them.index()];
+        let variant = &*self.variant;
+        let plain = m.kind == MoveKind::Normal
+            && m.promotion.is_none()
+            && royal.count() == 1
+            && undo
+                .plain_capture()
+                .is_some_and(|c| Piece::from_code(c).is_none_or(|p| !variant.is_royal(p.kind)));
+        let (Some(king), Some(moved), true) = (royal.first(), self.piece_at(m.to), plain) else {
+            return self.is_check();
+        };
+        if !variant.geometry().is_main(king) {
+            return false;
+        }
+        let table = &variant.tables[variant.kind(moved.kind).class as usize];
+        if table.captures
+            && !self.waiting(us).contains(m.to)
+            && table.attacks(us, king, m.to.bit(), self.occupied())
+        {
+            return true;
+        }
+        variant.lines_to(us, king).contains(m.from) && self.is_attacked(king, us)
     }
 
     /// Just after a candidate move `m` was played: whether it obeyed the check rule (left the

@@ -59,6 +59,14 @@ pub struct Undo {
     dequeued: u8,
 }
 
+impl Undo {
+    /// For a move that changed only its two squares: the board code that stood on the second
+    /// (the piece captured, or 0).
+    pub(crate) fn plain_capture(&self) -> Option<u8> {
+        (self.len == 2).then_some(self.changes[1].1)
+    }
+}
+
 /// A legal position of a variant.
 ///
 /// Built only through checks ([`Position::from_fen`], [`Position::start`]), so its invariants

@@ -132,6 +132,10 @@ pub struct Variant {
     symbols: HashMap<String, PieceKind>,
     /// The kind of each one-letter symbol or alias, `A` to `Z`.
     letters: [Option<PieceKind>; 26],
+    /// Per attacking color and square (`color * squares + square`): every square whose
+    /// emptying could open some piece's way to capture there. A move from elsewhere cannot
+    /// uncover an attack on that square.
+    pub(crate) lines: Vec<Bitboard>,
     /// The start position, read once (a game starts from it far more often than that).
     pub(crate) start_setup: Option<Box<super::position::Setup>>,
 }
@@ -404,6 +408,7 @@ impl Variant {
             zobrist,
             symbols,
             letters,
+            lines: Vec::new(),
             start_setup: None,
         };
         // The start position must be valid.
@@ -415,8 +420,19 @@ impl Variant {
                 *count = start.pieces_of(color, PieceKind(k as u8)).count() as u8;
             }
         }
+        let n = variant.geometry.len();
+        let mut lines = vec![Bitboard::EMPTY; 2 * n];
+        for color in Color::ALL {
+            for sq in variant.geometry.squares() {
+                for t in variant.tables.iter().filter(|t| t.captures) {
+                    lines[color.index() * n + sq.index()] |=
+                        t.lines_to(color, sq, !Bitboard::EMPTY);
+                }
+            }
+        }
         Ok(Variant {
             start_setup: Some(Box::new(start.setup())),
+            lines,
             ..variant
         })
     }
@@ -493,6 +509,14 @@ impl Variant {
         self.kinds
             .iter()
             .any(|k| k.pawn && k.symbol.trim_end_matches('\'').len() == 2)
+    }
+
+    #[inline]
+    pub(crate) fn lines_to(&self, by: Color, sq: Square) -> Bitboard {
+        self.lines
+            .get(by.index() * self.geometry.len() + sq.index())
+            .copied()
+            .unwrap_or(!Bitboard::EMPTY)
     }
 
     #[inline]
