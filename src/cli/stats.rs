@@ -325,7 +325,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<bool> {
         top: args.top,
     };
     let report = db.report(&q, &registry)?;
-    if empty {
+    if empty && args.format != Format::Table {
         eprintln!("kabir stats: {}", empty_message(&args.db));
     }
     match args.format {
