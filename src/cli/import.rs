@@ -38,8 +38,8 @@ pub struct ImportArgs {
     /// Write the invalid games, exactly as read, to this file.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
-    /// Games per transaction.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Games per transaction (two batches are in memory at most, so this bounds memory).
+    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
     /// Do not print invalid games' problems, only the summary.
     #[arg(long, short)]
@@ -73,9 +73,9 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
     let db = Database::create_or_open(&args.db)
         .with_context(|| format!("cannot open the database {}", args.db.display()))?;
-    // One writer thread commits batches while the main thread reads and replays the next
-    // ones; the channel holds one batch, so at most three are in memory.
-    let (batches, to_writer) = std::sync::mpsc::sync_channel::<Vec<GameRecord>>(1);
+    // One writer thread commits a batch while the main thread reads and replays the next one;
+    // the channel holds none, so at most two batches are in memory, whatever the input's size.
+    let (batches, to_writer) = std::sync::mpsc::sync_channel::<Vec<GameRecord>>(0);
     let (stats_out, stats_in) = std::sync::mpsc::channel::<BatchStats>();
     let writer = std::thread::spawn(move || -> Result<()> {
         let mut db = db;

@@ -13,8 +13,9 @@ use kabir::notation::reader::Reader;
 use kabir::replay::{Replay, replay};
 use kabir::variants::Registry;
 
-/// Games replayed at once; bounds memory to this many games at a time.
-const CHUNK: usize = 2048;
+/// Games replayed at once; bounds memory to this many games (and their replays) at a time.
+/// Each takes tens of kilobytes while it is replayed; a few hundred keep both cores busy.
+const CHUNK: usize = 256;
 
 /// Opens a game file (`-` is standard input); `.gz` and `.zst` files are decompressed.
 pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
