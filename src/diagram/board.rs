@@ -343,6 +343,7 @@ pub fn position_svg(pos: &Position, options: &DiagramOptions) -> String {
         ],
     );
 
+    let (caption_size, caption_text) = fit(&caption, w - 16.0, 17.0, 10.0);
     svg.text(
         "text",
         &[
@@ -350,10 +351,10 @@ pub fn position_svg(pos: &Position, options: &DiagramOptions) -> String {
             ("x", (w / 2.0).into()),
             ("y", (h - CAPTION_HEIGHT / 2.0 + 1.0).into()),
             ("text-anchor", "middle".into()),
-            ("font-size", 17.0.into()),
+            ("font-size", caption_size.into()),
             ("fill", WHITE_INK.into()),
         ],
-        &caption,
+        &caption_text,
     );
     svg.finish()
 }
@@ -406,6 +407,22 @@ fn coordinates(svg: &mut Svg, g: &Geometry, layout: &Layout) {
         );
     }
     svg.close("g");
+}
+
+/// A font size at which `text` fits `width` (between `min` and `max`), and the text, cut short
+/// with `...` if even the smallest size is too wide. Widths are estimated from the embedded
+/// bold font's average advance (about 0.62 em).
+fn fit(text: &str, width: f64, max: f64, min: f64) -> (f64, String) {
+    const ADVANCE: f64 = 0.62;
+    let chars = text.chars().count().max(1) as f64;
+    let size = (width / (chars * ADVANCE)).clamp(min, max);
+    if chars * ADVANCE * size <= width {
+        return (size, text.to_string());
+    }
+    let keep = ((width / (ADVANCE * size)) as usize).saturating_sub(3);
+    let mut cut: String = text.chars().take(keep).collect();
+    cut.push_str("...");
+    (size, cut)
 }
 
 fn colors(c: Color) -> (&'static str, &'static str) {
@@ -553,6 +570,16 @@ mod tests {
         let s = builtin("shatranj").unwrap();
         assert_eq!(piece_label(s.kind(s.kind_by_id("pawn").unwrap())), "");
         assert_eq!(label("adventitious-king"), "A");
+    }
+
+    #[test]
+    fn long_captions_shrink_then_are_cut() {
+        assert_eq!(fit("short", 500.0, 17.0, 10.0), (17.0, "short".to_string()));
+        let (size, text) = fit(&"x".repeat(60), 500.0, 17.0, 10.0);
+        assert!((10.0..17.0).contains(&size) && text.len() == 60, "{size}");
+        let (size, text) = fit(&"x".repeat(500), 500.0, 17.0, 10.0);
+        assert_eq!(size, 10.0);
+        assert!(text.ends_with("...") && text.chars().count() * 62 <= 500 * 10 + 62);
     }
 
     #[test]
