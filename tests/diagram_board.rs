@@ -474,3 +474,89 @@ fn bad_input_is_refused_clearly_and_writes_nothing() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn show_and_explore_save_the_position_they_talk_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&db)
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/shatranj.pgn"))
+        .assert()
+        .success();
+    let database = kabir::db::Database::open(&db).unwrap();
+    let game = database.game(1).unwrap().unwrap();
+    let variant = kabir::variants::builtin(&game.variant).unwrap();
+
+    // show: the board at --ply, also as a picture.
+    let file = dir.path().join("show.svg");
+    kabir()
+        .args(["show", "1", "--ply", "2", "--db"])
+        .arg(&db)
+        .arg("--diagram")
+        .arg(&file)
+        .assert()
+        .success();
+    let mut pos = Position::from_fen(&variant, &game.start_fen).unwrap();
+    for &m in &game.moves[..2] {
+        pos.play_unchecked(m);
+    }
+    let svg = std::fs::read_to_string(&file).unwrap();
+    check_structure(&svg, &pos);
+    let g = variant.geometry();
+    assert!(svg.contains(&format!(
+        "class=\"highlight\" data-square=\"{}\"",
+        g.name(game.moves[1].to)
+    )));
+    let png = dir.path().join("show.png");
+    kabir()
+        .args(["show", "1", "--db"])
+        .arg(&db)
+        .arg("--diagram")
+        .arg(&png)
+        .assert()
+        .success();
+    assert!(png_size(&png).0 > 0);
+
+    // explore: the position after the line, with arrows for the most played moves from it.
+    let file = dir.path().join("explore.svg");
+    kabir()
+        .args(["explore", "--variant", "shatranj", "--db"])
+        .arg(&db)
+        .arg("--diagram")
+        .arg(&file)
+        .assert()
+        .success();
+    let svg = std::fs::read_to_string(&file).unwrap();
+    let start = Position::start(&variant);
+    check_structure(&svg, &start);
+    let explorer = database.explore(&start, 0).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let arrows: Vec<String> = elements(&doc, "path", "arrow")
+        .iter()
+        .map(|a| {
+            format!(
+                "{}{}",
+                a.attribute("data-from").unwrap(),
+                a.attribute("data-to").unwrap()
+            )
+        })
+        .collect();
+    let expected: Vec<String> = explorer
+        .moves
+        .iter()
+        .take(3)
+        .map(|m| format!("{}{}", g.name(m.mv.from), g.name(m.mv.to)))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(arrows, expected);
+    let caption = elements(&doc, "text", "caption")[0]
+        .text()
+        .unwrap()
+        .to_string();
+    assert!(
+        caption.starts_with(&format!("{} game", explorer.games)),
+        "{caption}"
+    );
+}

@@ -45,3 +45,18 @@ special tamerlane-citadels \
   --arrow e10e5
 special shatranj-line "Shatranj after 1. e3 e6 2. Nf3, with an arrow" \
   --variant shatranj --moves "1. e3 e6 2. Nf3" --arrow g8f6
+
+# Charts of a database of every sample game: one of each kind, in one document.
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+"$kabir" import --quiet --db "$tmp/samples.db" "$root"/samples/*.pgn >/dev/null
+"$kabir" stats --db "$tmp/samples.db" --by variant --chart "$here/charts.svg" >/dev/null
+{
+  echo "## Charts"
+  echo
+  echo "\`kabir stats --by variant --chart charts.svg\` on a database of the games in \`samples/\`:"
+  echo "results by colour (all games and per variant), game length, how games ended, special"
+  echo "moves, games per year."
+  echo
+  echo "![Statistics of the sample games](charts.svg)"
+} >>"$readme"

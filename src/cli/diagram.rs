@@ -7,9 +7,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use kabir::db::Database;
+use kabir::db::{Database, StoredGame};
 use kabir::diagram::{DiagramOptions, default_caption, position_svg, svg_to_png};
 use kabir::rules::{Color, Move, Position, Square, Variant};
+use kabir::variants::Registry;
 
 use super::args::VariantArgs;
 
@@ -104,37 +105,24 @@ impl Scene {
 }
 
 /// Plays a line of moves (SAN or coordinates, move numbers allowed) from `start`.
-fn play_moves(start: &Position, text: &str) -> Result<Scene> {
+pub fn line_scene(start: &Position, moves: &[Move]) -> Scene {
     let mut pos = start.clone();
     let mut last = None;
-    let mut legal = Vec::new();
-    for (i, token) in text
-        .split_whitespace()
-        .filter(|t| !t.trim_end_matches('.').bytes().all(|b| b.is_ascii_digit()))
-        .enumerate()
-    {
-        let token = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        pos.legal_moves_into(&mut legal);
-        let m = match kabir::notation::san::SanPlus::from_ascii(token.as_bytes()) {
-            Ok(san) => kabir::notation::resolve(&san.san, &pos, &legal).ok(),
-            Err(_) => None,
-        }
-        .or_else(|| Move::from_uci(token, &pos));
-        let Some(m) = m else {
-            bail!(
-                "move {} {token:?} is not a legal move in {}",
-                i + 1,
-                pos.to_fen()
-            );
-        };
+    for &m in moves {
         last = Some((pos.clone(), m));
         pos.play_unchecked(m);
     }
-    Ok(Scene {
+    Scene {
         position: pos,
         last,
         title: None,
-    })
+    }
+}
+
+fn play_moves(start: &Position, text: &str) -> Result<Scene> {
+    let (moves, _) = kabir::notation::play_line(start, text)
+        .with_context(|| format!("bad --moves for {}", start.variant().name()))?;
+    Ok(line_scene(start, &moves))
 }
 
 /// The position of a stored game after `ply` plies (default: all of them).
@@ -144,13 +132,20 @@ fn game_scene(db_path: &Path, id: u32, ply: Option<usize>, args: &VariantArgs) -
         .game(id)?
         .with_context(|| format!("no game {id} in {}", db_path.display()))?;
     let registry = args.registry()?;
+    let ply = ply.unwrap_or(game.moves.len());
+    stored_game_scene(&game, &registry, ply)
+}
+
+/// A stored game's position after `ply` plies, its last move, and a title naming the game and
+/// its players.
+pub fn stored_game_scene(game: &StoredGame, registry: &Registry, ply: usize) -> Result<Scene> {
+    let id = game.id;
     let variant: Arc<Variant> = registry.find(&game.variant).cloned().with_context(|| {
         format!(
             "game {id} is of variant {:?}, which is unknown here",
             game.variant
         )
     })?;
-    let ply = ply.unwrap_or(game.moves.len());
     if ply > game.moves.len() {
         bail!(
             "game {id} has {} plies; --ply {ply} is past its end",
@@ -167,13 +162,7 @@ fn game_scene(db_path: &Path, id: u32, ply: Option<usize>, args: &VariantArgs) -
         last = Some((pos.clone(), m));
         pos.play_unchecked(m);
     }
-    let tag = |name: &str| {
-        game.tags
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-            .filter(|v| !v.is_empty() && *v != "?")
-    };
+    let tag = |name: &str| game.tag(name).filter(|v| !v.is_empty() && *v != "?");
     let mut title = format!("Game {id}");
     if let (Some(w), Some(b)) = (tag("White"), tag("Black")) {
         title.push_str(&format!(": {w} \u{2013} {b}"));

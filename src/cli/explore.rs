@@ -55,6 +55,10 @@ pub struct ExploreArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also save the position as a picture (`.svg` or `.png`; see `kabir diagram`), with
+    /// arrows for the three most played moves.
+    #[arg(long, value_name = "FILE")]
+    pub diagram: Option<std::path::PathBuf>,
 }
 
 /// The JSON answer.
@@ -155,6 +159,10 @@ fn csv_rows(
 
 /// Explores; the exit status is 0 whether or not games reached the position.
 pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
+    if let Some(path) = &args.diagram {
+        // A picture file name that cannot be written is refused before any work.
+        super::diagram::Format::of(path)?;
+    }
     let db = args.db.open()?;
     if db.is_empty()? {
         writeln!(out, "{}", empty_message(&args.db))?;
@@ -166,10 +174,34 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
         None
     };
     let variant = position_variant(&db, chosen)?;
-    let (pos, _) = args.line.position(&variant)?;
+    let (pos, line) = args.line.position(&variant)?;
     let depth = usize::try_from(args.depth).unwrap_or(1);
     let ex = db.explore_tree(&pos, depth, args.breadth, args.examples)?;
     let continued = ex.games - ex.ended_here;
+    if let Some(path) = &args.diagram {
+        let mut scene = match &line {
+            Some(moves) => super::diagram::line_scene(&Position::start(&variant), moves),
+            None => super::diagram::Scene {
+                position: pos.clone(),
+                last: None,
+                title: None,
+            },
+        };
+        scene.title = Some(format!(
+            "{} game{} reached this position",
+            ex.games,
+            if ex.games == 1 { "" } else { "s" }
+        ));
+        let g = variant.geometry();
+        let arrows: Vec<String> = ex
+            .moves
+            .iter()
+            .take(3)
+            .map(|m| format!("{}{}", g.name(m.mv.from), g.name(m.mv.to)))
+            .collect();
+        let svg = super::diagram::draw(&scene, &arrows, None, false)?;
+        super::diagram::save_picture(&svg, path, 1.0)?;
+    }
     match args.format {
         Format::Json => {
             let a = Answer {

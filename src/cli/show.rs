@@ -30,6 +30,9 @@ pub struct ShowArgs {
     /// Draw the board from Black's side.
     #[arg(long)]
     pub flip: bool,
+    /// Also save the board as a picture (`.svg` or `.png`; see `kabir diagram`).
+    #[arg(long, value_name = "FILE")]
+    pub diagram: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub variant: VariantArgs,
 }
@@ -60,6 +63,10 @@ fn movetext(start: &Position, sans: &[String], ply: usize) -> String {
 
 /// Shows the game; exit status 1 if there is no such game.
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
+    if let Some(path) = &args.diagram {
+        // A picture file name that cannot be written is refused before any work.
+        super::diagram::Format::of(path)?;
+    }
     let db = args.db.open()?;
     let registry = args.variant.registry()?;
     let Some(game) = db.game(args.game)? else {
@@ -166,5 +173,10 @@ fn show(
     };
     write!(out, "{}", board.render(&pos))?;
     writeln!(out, "position: {}", pos.to_fen())?;
+    if let Some(path) = &args.diagram {
+        let scene = super::diagram::stored_game_scene(game, registry, ply)?;
+        let svg = super::diagram::draw(&scene, &[], None, args.flip)?;
+        super::diagram::save_picture(&svg, path, 1.0)?;
+    }
     Ok(())
 }

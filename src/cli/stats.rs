@@ -63,6 +63,10 @@ pub struct StatsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also draw the figures as charts into this SVG file (results by colour, game lengths,
+    /// terminations, special moves, games per year; `.png` works too).
+    #[arg(long, value_name = "FILE")]
+    pub chart: Option<std::path::PathBuf>,
 }
 
 fn score_cells(s: &Score) -> String {
@@ -315,6 +319,10 @@ fn flatten(
 
 /// Prints the statistics.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<bool> {
+    if let Some(path) = &args.chart {
+        // A picture file name that cannot be written is refused before any work.
+        super::diagram::Format::of(path)?;
+    }
     let db = args.db.open()?;
     let registry = args.filter.registry()?;
     let empty = db.is_empty()?;
@@ -325,6 +333,22 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<bool> {
         top: args.top,
     };
     let report = db.report(&q, &registry)?;
+    if let Some(path) = &args.chart {
+        // The activity line needs the games per year, whatever --by asks for.
+        let years = if q.by == Some(GroupBy::Year) {
+            report.groups.clone()
+        } else {
+            let by_year = ReportQuery {
+                by: Some(GroupBy::Year),
+                ..q.clone()
+            };
+            db.report(&by_year, &registry)?.groups
+        };
+        let chart = kabir::diagram::chart::stats_svg(
+            &kabir::diagram::chart::ChartData::from_report(&report, &years),
+        );
+        super::diagram::save_picture(&chart, path, 1.0)?;
+    }
     if empty && args.format != Format::Table {
         eprintln!("kabir stats: {}", empty_message(&args.db));
     }

@@ -5,7 +5,7 @@
 //! `data-series` or `data-from`/`data-to` saying what it counts), so that programs and tests
 //! can read the figures back.
 
-use crate::db::{Results, Stats};
+use crate::db::{Group, Report, Results, Stats};
 
 use super::svg::{FONT_FAMILY, Svg, Value, num};
 
@@ -44,6 +44,8 @@ pub struct ChartData {
     pub special: Vec<(String, u64)>,
     /// Games by year, in order.
     pub years: Vec<(String, u64)>,
+    /// Games whose year is not known (not on the line).
+    pub undated: u64,
 }
 
 impl ChartData {
@@ -93,6 +95,64 @@ impl ChartData {
             terminations: ends,
             special,
             years: Vec::new(),
+            undated: 0,
+        }
+    }
+}
+
+/// The most group rows the results panel shows (the groups with the most games).
+pub const MAX_RESULT_ROWS: usize = 12;
+
+impl ChartData {
+    /// The figures of a [`Report`]: results of all games and of its groups (if it has any, at
+    /// most [`MAX_RESULT_ROWS`]), its length histogram, terminations and special moves, and
+    /// games per year from `years` (the groups of a report by year, in any order).
+    pub fn from_report(report: &Report, years: &[Group]) -> ChartData {
+        let mut results = vec![("all games".to_string(), report.results)];
+        let mut groups: Vec<&Group> = report.groups.iter().collect();
+        groups.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.key.cmp(&b.key)));
+        results.extend(
+            groups
+                .into_iter()
+                .take(MAX_RESULT_ROWS)
+                .map(|g| (g.key.clone(), g.results)),
+        );
+        let (dated, undated): (Vec<&Group>, Vec<&Group>) = years
+            .iter()
+            .partition(|g| !g.key.is_empty() && g.key.bytes().all(|b| b.is_ascii_digit()));
+        let mut years: Vec<(String, u64)> =
+            dated.iter().map(|g| (g.key.clone(), g.games)).collect();
+        years.sort_by_key(|(y, _)| y.parse::<u64>().unwrap_or(u64::MAX));
+        let undated = undated.iter().map(|g| g.games).sum();
+        ChartData {
+            title: format!(
+                "{} game{}",
+                report.games,
+                if report.games == 1 { "" } else { "s" }
+            ),
+            results,
+            lengths: report
+                .lengths
+                .buckets
+                .iter()
+                .map(|b| LengthBin {
+                    from: b.from,
+                    to: b.to,
+                    games: b.games,
+                })
+                .collect(),
+            terminations: report
+                .terminations
+                .iter()
+                .map(|e| (e.termination.as_str().to_string(), e.games))
+                .collect(),
+            special: report
+                .special
+                .iter()
+                .map(|s| (s.name.clone(), s.moves))
+                .collect(),
+            years,
+            undated,
         }
     }
 }
@@ -458,7 +518,7 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, Results)]) -> f64 {
 }
 
 /// Activity per year: games as a line over the years.
-fn years_panel(svg: &mut Svg, top: f64, years: &[(String, u64)]) -> f64 {
+fn years_panel(svg: &mut Svg, top: f64, years: &[(String, u64)], undated: u64) -> f64 {
     svg.open(
         "g",
         &[("class", "chart".into()), ("data-chart", "years".into())],
@@ -533,7 +593,16 @@ fn years_panel(svg: &mut Svg, top: f64, years: &[(String, u64)]) -> f64 {
         "middle",
     );
     a.push(("class", "axis-title".into()));
-    svg.text("text", &a, "year of the Date tag");
+    let title = if undated > 0 {
+        format!(
+            "year of the Date tag ({undated} game{} without a year not shown)",
+            if undated == 1 { "" } else { "s" }
+        )
+    } else {
+        "year of the Date tag".to_string()
+    };
+    a.push(("data-undated", undated.into()));
+    svg.text("text", &a, &title);
     svg.close("g");
     top + BAR_PANEL + PANEL_GAP
 }
@@ -598,7 +667,7 @@ pub fn stats_svg(data: &ChartData) -> String {
         SPECIAL_BAR,
         &list(&data.special),
     );
-    y = years_panel(&mut body, y, &data.years);
+    y = years_panel(&mut body, y, &data.years, data.undated);
     let mut svg = Svg::new(
         CHART_WIDTH,
         y,
@@ -668,6 +737,7 @@ mod tests {
             terminations: vec![("checkmate".into(), 7), ("other".into(), 3)],
             special: vec![("king swap".into(), 2)],
             years: vec![("2024".into(), 4), ("2025".into(), 6)],
+            undated: 3,
         }
     }
 
@@ -688,6 +758,7 @@ mod tests {
         assert_eq!(svg.matches("<svg").count(), 1);
         assert!(svg.trim_end().ends_with("</svg>"));
         assert!(!svg.contains("no data"));
+        assert!(svg.contains("data-undated=\"3\">year of the Date tag (3 games without"));
     }
 
     #[test]
