@@ -8,12 +8,12 @@
 
 use kabir::rules::Move;
 use kabir::rules::{
-    Color, LegDef, MoveDef, MoveKind, MoveMode, MovesRef, PieceKind, Position, Square, Symmetry,
-    Variant,
+    Color, LegDef, MoveDef, MoveKind, MoveMode, MovesRef, PieceKind, Position, PromotionRule,
+    Square, Symmetry, Variant,
 };
 
 /// The moves of a piece kind as written in the definition.
-fn move_defs(variant: &Variant, kind: PieceKind) -> Vec<MoveDef> {
+fn move_defs(variant: &Variant, kind: PieceKind) -> &[MoveDef] {
     let def = variant.definition();
     let base = &variant.kind(variant.kind(kind).base).id;
     let piece = def
@@ -22,8 +22,8 @@ fn move_defs(variant: &Variant, kind: PieceKind) -> Vec<MoveDef> {
         .find(|p| &p.id == base)
         .unwrap_or_else(|| panic!("no definition for {base}"));
     match &piece.moves {
-        MovesRef::Named(name) => def.movements[name].clone(),
-        MovesRef::Inline(list) => list.clone(),
+        MovesRef::Named(name) => &def.movements[name],
+        MovesRef::Inline(list) => list,
     }
 }
 
@@ -140,13 +140,29 @@ fn rule_targets(pos: &Position, from: Square, color: Color, def: &MoveDef) -> Ve
     out
 }
 
-/// A waiting pawn of pawns: after its first or second arrival, still on its last rank.
+/// A waiting pawn: a pawn of pawns after its first or second arrival, or (with promotion to
+/// lost pieces) any pawn, still on its last rank.
 fn is_waiting(pos: &Position, sq: Square) -> bool {
     let variant = pos.variant();
-    let (Some(pp), Some(p)) = (&variant.rules().pawn_of_pawns, pos.piece_at(sq)) else {
+    let Some(p) = pos.piece_at(sq) else {
         return false;
     };
-    (p.kind == pp.states[1] || p.kind == pp.states[2]) && on_last_rank(pos, sq, p.color)
+    let waits = match &variant.rules().pawn_of_pawns {
+        Some(pp) => p.kind == pp.states[1] || p.kind == pp.states[2],
+        None => variant.rules().promotion == PromotionRule::LostPieces && variant.kind(p.kind).pawn,
+    };
+    waits && on_last_rank(pos, sq, p.color)
+}
+
+/// How many pieces of a kind a side has on the board.
+fn count(pos: &Position, color: Color, kind: PieceKind) -> usize {
+    let g = pos.variant().geometry();
+    g.squares()
+        .filter(|&sq| {
+            pos.piece_at(sq)
+                .is_some_and(|p| p.color == color && p.kind == kind)
+        })
+        .count()
 }
 
 fn on_last_rank(pos: &Position, sq: Square, color: Color) -> bool {
@@ -201,11 +217,17 @@ fn with_promotions(pos: &Position, m: Move, kind: PieceKind, out: &mut Vec<Move>
         });
         return;
     }
-    let choices = &variant.kind(kind).promotion;
+    let mut choices = variant.kind(kind).promotion.clone();
+    if variant.rules().promotion == PromotionRule::LostPieces {
+        // Only kinds the side has fewer of than at the start; with none, the pawn waits.
+        let color = pos.piece_at(m.from).unwrap().color;
+        let start = Position::start(variant);
+        choices.retain(|&k| count(pos, color, k) < count(&start, color, k));
+    }
     if choices.is_empty() {
         out.push(m);
     }
-    for &k in choices {
+    for k in choices {
         out.push(Move {
             promotion: Some(k),
             ..m
@@ -226,7 +248,7 @@ fn ordinary(pos: &Position, from: Square) -> Vec<Move> {
     let info = variant.kind(piece.kind);
     let mut out = Vec::new();
     for def in move_defs(variant, piece.kind) {
-        for to in rule_targets(pos, from, piece.color, &def) {
+        for to in rule_targets(pos, from, piece.color, def) {
             let ok = match pos.piece_at(to) {
                 None => {
                     def.mode != MoveMode::Capture
@@ -384,7 +406,7 @@ fn lifts(pos: &Position, from: Square) -> Vec<Move> {
             if def.mode == MoveMode::Move {
                 continue;
             }
-            for t in rule_targets(&after, to, us, &def) {
+            for t in rule_targets(&after, to, us, def) {
                 if after.piece_at(t).is_some_and(|p| p.color != us)
                     && g.is_main(t)
                     && !is_immune(&after, t)
