@@ -119,6 +119,13 @@ impl Database {
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
         )?;
+        // Another process may create the schema (header included, in one transaction) between
+        // reading the header and looking for tables: read the header again if tables appeared.
+        let (app, version) = if app == 0 && version == 0 && db.has_tables()? {
+            db.header()?
+        } else {
+            (app, version)
+        };
         if app != APPLICATION_ID && (app != 0 || version != 0 || db.has_tables()?) {
             return Err(DbError::ForeignDatabase {
                 path: path.to_path_buf(),
