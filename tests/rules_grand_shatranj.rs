@@ -316,3 +316,21 @@ fn stalemate_is_a_draw() {
         }
     ));
 }
+
+#[test]
+fn the_waiting_order_example_of_the_notation_spec() {
+    let v = gs();
+    let text = "P1P6e/10/4k5/10/10/10/10/10/1BAJKMHON1/E8L w - - 0 60 c10,a10";
+    let p = pos(&v, text);
+    assert_eq!(p.waiting_pawns(kabir::rules::Color::White).count(), 2);
+    // Without the field, the order is by file: a10 first.
+    let by_file = Position::from_fen(&v, text.trim_end_matches(" c10,a10")).unwrap();
+    assert!(
+        by_file.to_fen().ends_with(" a10,c10"),
+        "{}",
+        by_file.to_fen()
+    );
+    // A square where no pawn waits is refused, naming the place.
+    let e = Position::from_fen(&v, &text.replace("c10,a10", "c10,e8")).unwrap_err();
+    assert!(e.to_string().contains("e8"), "{e}");
+}
