@@ -11,11 +11,11 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::notation::game::{DiagnosticKind, RawGame, Severity, TokenKind};
-use crate::notation::san::{San, SanPlus};
+use crate::notation::san::{San, SanPlus, ShortSan, Suffix};
 use crate::notation::span::Span;
 use crate::notation::tags::{self, GameResult};
 use crate::notation::{LineWriter, ResolveError, resolve, san, san_into, write_tags};
-use crate::rules::{Color, Game, Move, Outcome, Position, Status, Termination, Variant};
+use crate::rules::{Color, Game, Move, Outcome, Position, Quick, Status, Termination, Variant};
 use crate::variants::Registry;
 
 /// What kind of problem a game has.
@@ -117,10 +117,9 @@ pub struct Replay {
     pub game: Option<Game>,
     /// Every problem, errors and warnings, in file order.
     pub problems: Vec<Problem>,
-    /// For each movetext token, where the canonical SAN (with check mark) of a resolved move is
-    /// in `canonical_text`.
-    canonical: Vec<Option<(u32, u32)>>,
-    /// The canonical SAN of every resolved move, one after another.
+    /// For each movetext token that resolved to a move, its canonical SAN.
+    canonical: Vec<Option<Canon>>,
+    /// The canonical SAN of every resolved move without check mark, one after another.
     canonical_text: String,
     /// Whether the main line was replayed to its end.
     complete: bool,
@@ -139,6 +138,24 @@ fn short(text: &str) -> String {
     }
 }
 
+/// Where the canonical SAN of a resolved move is in `Replay::canonical_text`, and its mark.
+#[derive(Debug, Clone, Copy)]
+struct Canon {
+    start: u32,
+    end: u32,
+    mark: Option<Suffix>,
+}
+
+/// A checking move whose mark waits for the next move of its line: if that move is legal,
+/// the check was no mate. Judging mate at once would cost a search for a legal move.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    token: usize,
+    ply: u32,
+    span: Span,
+    written: Option<Suffix>,
+}
+
 /// A line of play being replayed: the main line or a variation.
 struct Frame {
     game: Game,
@@ -146,6 +163,8 @@ struct Frame {
     scratch: Vec<Move>,
     /// An error made the rest of this line unreadable.
     dead: bool,
+    /// The last move, if it gave check and its mark is not settled yet.
+    pending: Option<Pending>,
 }
 
 impl Replay {
@@ -179,10 +198,11 @@ impl Replay {
             .map_or_else(|| "*".to_string(), |r| r.as_str().to_string())
     }
 
-    /// The canonical SAN, with check mark, of the move that movetext token `i` resolved to.
-    fn canonical_move(&self, i: usize) -> Option<&str> {
-        let (start, end) = (*self.canonical.get(i)?)?;
-        self.canonical_text.get(start as usize..end as usize)
+    /// The canonical SAN and check mark of the move that movetext token `i` resolved to.
+    fn canonical_move(&self, i: usize) -> Option<(&str, &'static str)> {
+        let c = (*self.canonical.get(i)?)?;
+        let text = self.canonical_text.get(c.start as usize..c.end as usize)?;
+        Some((text, c.mark.map_or("", Suffix::as_str)))
     }
 
     /// The game's tag pairs in canonical order: the seven-tag roster (filled in where
@@ -259,7 +279,7 @@ impl Replay {
                     let Some(sp) = raw.san(tok) else {
                         continue;
                     };
-                    let Some(text) = self.canonical_move(i) else {
+                    let Some((text, mark)) = self.canonical_move(i) else {
                         continue;
                     };
                     let Some((before, now, fresh)) = lines.last_mut() else {
@@ -272,6 +292,7 @@ impl Replay {
                         w.push(&format!("{n}..."));
                     }
                     let mut t = text.to_string();
+                    t.push_str(mark);
                     if let Some(g) = sp.glyph {
                         t.push_str(g.as_str());
                     }
@@ -442,21 +463,70 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
         game: Game::with_capacity(start, raw.tokens.len()),
         scratch: Vec::with_capacity(16),
         dead: false,
+        pending: None,
     }];
     for (i, tok) in raw.tokens.iter().enumerate() {
         match tok.kind {
             TokenKind::Move => {
-                let Some(sp) = raw.san(tok) else { continue };
                 let Some(frame) = stack.last_mut() else { break };
                 if frame.dead {
                     continue;
                 }
                 let start = r.canonical_text.len();
+                let bytes = raw.bytes(tok.span);
+                if shortcuts
+                    && let Some(short) = ShortSan::from_ascii(bytes)
+                    && let Some(check) = play_short(&mut frame.game, &short)
+                {
+                    // A legal move followed the last check: it was no mate.
+                    if let Some(p) = frame.pending.take() {
+                        settle(&mut r, raw, &frame.game, p, false);
+                    }
+                    let ply = frame.game.moves().len() as u32;
+                    if check {
+                        frame.pending = Some(Pending {
+                            token: i,
+                            ply,
+                            span: tok.span,
+                            written: short.suffix,
+                        });
+                    } else if let Some(w) = short.suffix {
+                        r.problems.push(mark_problem(
+                            raw,
+                            tok.span,
+                            ply,
+                            &frame.game.previous_position(),
+                            mark_message(Some(w), None),
+                        ));
+                    }
+                    // The short forms are ASCII, and canonical when they resolve here.
+                    r.canonical_text.extend(
+                        bytes
+                            .get(..short.len)
+                            .unwrap_or(&[])
+                            .iter()
+                            .map(|&b| b as char),
+                    );
+                    r.canonical[i] = Some(Canon {
+                        start: start as u32,
+                        end: r.canonical_text.len() as u32,
+                        mark: None,
+                    });
+                    continue;
+                }
+                if let Some(p) = frame.pending.take() {
+                    let mate = is_mate(&frame.game);
+                    settle(&mut r, raw, &frame.game, p, mate);
+                }
+                let Some(sp) = raw.san(tok) else { continue };
                 let (text, problems) = (&mut r.canonical_text, &mut r.problems);
                 match play(frame, &sp, raw, tok.span, text, problems, shortcuts) {
-                    Ok(()) => {
+                    Ok(mark) => {
                         let end = r.canonical_text.len();
-                        r.canonical[i] = u32::try_from(start).ok().zip(u32::try_from(end).ok());
+                        r.canonical[i] = u32::try_from(start)
+                            .ok()
+                            .zip(u32::try_from(end).ok())
+                            .map(|(start, end)| Canon { start, end, mark });
                     }
                     Err(p) => {
                         r.problems.push(*p);
@@ -472,6 +542,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                         game: Game::new(parent.game.start().clone()),
                         scratch: Vec::new(),
                         dead: true,
+                        pending: None,
                     }
                 } else {
                     let mut g = Game::new(parent.game.start().clone());
@@ -482,20 +553,31 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                         game: g,
                         scratch: Vec::new(),
                         dead: false,
+                        pending: None,
                     }
                 };
                 stack.push(frame);
             }
             TokenKind::VariationEnd if stack.len() > 1 => {
-                stack.pop();
+                if let Some(frame) = stack.pop() {
+                    end_line(&mut r, raw, frame);
+                }
             }
             _ => {}
         }
     }
-    stack.truncate(1);
-    let Some(main) = stack.pop() else {
+    while stack.len() > 1 {
+        if let Some(frame) = stack.pop() {
+            end_line(&mut r, raw, frame);
+        }
+    }
+    let Some(mut main) = stack.pop() else {
         return r;
     };
+    if let Some(p) = main.pending.take() {
+        let mate = is_mate(&main.game);
+        settle(&mut r, raw, &main.game, p, mate);
+    }
     r.complete = !main.dead;
 
     // The result: tag against movetext, and both against the final position.
@@ -557,7 +639,8 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
 }
 
 /// Resolves and plays one move in a line: appends its canonical text to `text` and any
-/// warnings to `problems`, or returns the error that stops the line.
+/// warnings to `problems` and returns its check mark, or returns the error that stops the
+/// line.
 fn play(
     frame: &mut Frame,
     sp: &SanPlus,
@@ -566,14 +649,13 @@ fn play(
     text: &mut String,
     problems: &mut Vec<Problem>,
     shortcuts: bool,
-) -> Result<(), Box<Problem>> {
+) -> Result<Option<Suffix>, Box<Problem>> {
     let game = &mut frame.game;
     let written = raw.text(span);
     let ply = game.moves().len() as u32 + 1;
     let start = text.len();
     if shortcuts && quick(game, &sp.san, &mut frame.scratch, text) {
-        finish(game, text, start, &written, span, ply, problems);
-        return Ok(());
+        return Ok(finish(game, text, start, &written, span, ply, problems));
     }
     let pos = game.position();
     let legal = game.legal_moves();
@@ -629,8 +711,7 @@ fn play(
     };
     san_into(text, pos, m, &legal);
     game.play_unchecked(m);
-    finish(game, text, start, &written, span, ply, problems);
-    Ok(())
+    Ok(finish(game, text, start, &written, span, ply, problems))
 }
 
 /// The common case, cheaply: a move written with its piece and destination is resolved among
@@ -699,9 +780,8 @@ fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String)
     true
 }
 
-/// Checks how a move just played was written: appends its check mark to `text`, whose end
-/// from `start` on is its canonical SAN, and warnings for a different spelling or mark to
-/// `problems`.
+/// Checks how a move just played was written: `text`, from `start` on, is its canonical SAN;
+/// warnings for a different spelling or mark go to `problems`. Returns its check mark.
 fn finish(
     game: &mut Game,
     text: &mut String,
@@ -710,30 +790,27 @@ fn finish(
     span: Span,
     ply: u32,
     problems: &mut Vec<Problem>,
-) {
+) -> Option<Suffix> {
     let mark = if game.last_move_gave_check() {
-        match game.status() {
-            Status::Over {
-                termination: Termination::Checkmate,
-                ..
-            } => "#",
-            _ => "+",
-        }
+        Some(if is_mate(game) {
+            Suffix::Mate
+        } else {
+            Suffix::Check
+        })
     } else {
-        ""
+        None
     };
     let body = written.trim_end_matches(['!', '?']);
     let (body, written_mark) = match body.strip_suffix('#') {
-        Some(b) => (b, "#"),
+        Some(b) => (b, Some(Suffix::Mate)),
         None => match body.strip_suffix('+') {
-            Some(b) => (b, "+"),
-            None => (body, ""),
+            Some(b) => (b, Some(Suffix::Check)),
+            None => (body, None),
         },
     };
     let canonical = text.get(start..).unwrap_or_default();
     if body == canonical && written_mark == mark {
-        text.push_str(mark);
-        return;
+        return mark;
     }
     let warn = |kind: ProblemKind, message: String| Problem {
         kind,
@@ -753,15 +830,104 @@ fn finish(
         ));
     }
     if written_mark != mark {
-        let message = match (written_mark, mark) {
-            ("", m) => format!(
-                "the move gives {} but has no {m} mark",
-                if m == "#" { "mate" } else { "check" }
-            ),
-            (w, "") => format!("the move gives no check but is marked {w}"),
-            (w, m) => format!("marked {w} but the right mark is {m}"),
-        };
-        problems.push(warn(ProblemKind::CheckMark, message));
+        problems.push(warn(
+            ProblemKind::CheckMark,
+            mark_message(written_mark, mark),
+        ));
     }
-    text.push_str(mark);
+    mark
+}
+
+/// Whether the game just ended by checkmate.
+fn is_mate(game: &Game) -> bool {
+    matches!(
+        game.status(),
+        Status::Over {
+            termination: Termination::Checkmate,
+            ..
+        }
+    )
+}
+
+/// What is wrong with a written check mark.
+fn mark_message(written: Option<Suffix>, right: Option<Suffix>) -> String {
+    let name = |m: Option<Suffix>| m.map_or("", Suffix::as_str);
+    match (written, right) {
+        (None, Some(m)) => format!(
+            "the move gives {} but has no {} mark",
+            if m == Suffix::Mate { "mate" } else { "check" },
+            m.as_str()
+        ),
+        (Some(w), None) => format!("the move gives no check but is marked {}", w.as_str()),
+        (w, m) => format!("marked {} but the right mark is {}", name(w), name(m)),
+    }
+}
+
+/// A check-mark warning on the move at `span`, ply `ply`, played in `before`.
+fn mark_problem(
+    raw: &RawGame,
+    span: Span,
+    ply: u32,
+    before: &Position,
+    message: String,
+) -> Problem {
+    Problem {
+        kind: ProblemKind::CheckMark,
+        error: false,
+        line: span.line,
+        column: span.column,
+        text: short(&raw.text(span)),
+        message,
+        ply: Some(ply),
+        position: Some(before.to_fen()),
+        legal: Vec::new(),
+    }
+}
+
+/// Settles the mark of a checking move of `game`'s line, now that it is known whether it
+/// mated.
+fn settle(r: &mut Replay, raw: &RawGame, game: &Game, p: Pending, mate: bool) {
+    let right = Some(if mate { Suffix::Mate } else { Suffix::Check });
+    if let Some(Some(c)) = r.canonical.get_mut(p.token) {
+        c.mark = right;
+    }
+    if p.written != right {
+        let before = game.position_after(p.ply.saturating_sub(1) as usize);
+        r.problems.push(mark_problem(
+            raw,
+            p.span,
+            p.ply,
+            &before,
+            mark_message(p.written, right),
+        ));
+    }
+}
+
+/// A line of play ends: the mark of its last move is settled.
+fn end_line(r: &mut Replay, raw: &RawGame, mut frame: Frame) {
+    if let Some(p) = frame.pending.take() {
+        let mate = is_mate(&frame.game);
+        settle(r, raw, &frame.game, p, mate);
+    }
+}
+
+/// [`Game::play_quick`] for a move in one of the short forms: maps its letter and square to the
+/// variant. `None` (nothing played) when the general way must resolve it.
+#[inline]
+fn play_short(game: &mut Game, short: &ShortSan) -> Option<bool> {
+    let variant = game.position().variant();
+    let kind = match short.piece {
+        Some(letter) => Some(variant.san_letter(letter)?),
+        None => None,
+    };
+    let g = variant.geometry();
+    let to = g
+        .at(short.to.file as i8 + 1, short.to.rank as i8 + 1)
+        .filter(|&s| g.is_main(s))?;
+    game.play_quick(Quick {
+        kind,
+        file: short.file.map(|f| f as i8 + 1),
+        capture: short.capture,
+        to,
+    })
 }

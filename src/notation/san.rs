@@ -601,6 +601,66 @@ impl fmt::Display for San {
     }
 }
 
+/// The short forms of a move that name only a piece (or a pawn) and a destination, read
+/// straight from the text: `e4`, `exd5`, `Nf3`, `Rxc10`, each with an optional check mark and
+/// glyph. These are most moves of most game records; replay resolves them without building a
+/// [`SanPlus`]. Anything else (disambiguation, promotion, citadels, special moves, long
+/// algebraic) is `None` here and goes the general way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShortSan {
+    /// The piece letter, as written (uppercase); `None` for a pawn.
+    pub piece: Option<u8>,
+    /// The origin file (from 0) of a pawn capture (`exd5`).
+    pub file: Option<u8>,
+    /// Whether `x` was written.
+    pub capture: bool,
+    /// The destination.
+    pub to: Coord,
+    /// The check or mate mark, if written.
+    pub suffix: Option<Suffix>,
+    /// The length of the move without its mark and glyph.
+    pub len: usize,
+}
+
+impl ShortSan {
+    /// Reads one of the short forms; `None` for any other text.
+    #[inline]
+    pub fn from_ascii(text: &[u8]) -> Option<ShortSan> {
+        let mut end = text.len();
+        // A glyph is at most two characters from `!?` (as in `split_suffixes`).
+        for _ in 0..2 {
+            if end > 0 && matches!(text[end - 1], b'!' | b'?') {
+                end -= 1;
+            }
+        }
+        let suffix = match text.get(end.wrapping_sub(1)) {
+            Some(b'+') => Some(Suffix::Check),
+            Some(b'#') => Some(Suffix::Mate),
+            _ => None,
+        };
+        if suffix.is_some() {
+            end -= 1;
+        }
+        let body = text.get(..end)?;
+        let (piece, file, capture, square) = match *body {
+            [p @ b'A'..=b'Z', b'x', ref square @ ..] => (Some(p), None, true, square),
+            [p @ b'A'..=b'Z', ref square @ ..] => (Some(p), None, false, square),
+            [f, b'x', ref square @ ..] => (None, Some(file_index(f)?), true, square),
+            ref square => (None, None, false, square),
+        };
+        let (&f, rank) = square.split_first()?;
+        let to = Coord::new(file_index(f)?, rank_index(rank)?)?;
+        Some(ShortSan {
+            piece,
+            file,
+            capture,
+            to,
+            suffix,
+            len: end,
+        })
+    }
+}
+
 /// Whether `text` is one of the forms [`from_ascii_fast`] reads.
 #[inline(always)]
 fn is_fast_form(text: &[u8]) -> bool {

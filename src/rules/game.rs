@@ -4,7 +4,7 @@ use super::definition::PermanentCheckRule;
 use super::position::{Move, Position, Undo};
 use super::square::Square;
 use super::status::Status;
-use super::variant::PieceKind;
+use super::variant::{MAX_KINDS, PieceKind};
 
 /// A move that may not be played in a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,21 +32,39 @@ pub struct Game {
     moves: Vec<Move>,
     /// One entry per position, the start included.
     history: Vec<Ply>,
-    /// Beside each entry of `history`, the pieces and side to move, to tell positions apart
-    /// when hashes collide; kept only under rules that compare positions (else empty).
-    keys: Vec<Box<[u8]>>,
-    /// What each move changed, to step back.
-    undos: Vec<Undo>,
+    /// Beside each entry of `history`, the pieces and side to move (see [`push_key`]), one
+    /// after another, to tell positions apart when hashes collide; kept only under rules that
+    /// compare positions (else empty).
+    keys: Vec<u8>,
+    /// What the last move changed, to step back to the position before it.
+    last: Option<Undo>,
 }
 
-fn key(pos: &Position) -> Box<[u8]> {
+/// The length of a position's key: its squares, the side to move and both swap rights.
+fn key_len(pos: &Position) -> usize {
+    pos.variant().geometry().len() + 3
+}
+
+/// Appends a position's key to `keys`.
+fn push_key(keys: &mut Vec<u8>, pos: &Position) {
     let n = pos.variant().geometry().len();
-    let mut k = Vec::with_capacity(n + 3);
-    k.extend_from_slice(&pos.board[..n]);
-    k.push(pos.turn as u8);
-    k.push(pos.swap[0] as u8);
-    k.push(pos.swap[1] as u8);
-    k.into_boxed_slice()
+    keys.extend_from_slice(pos.board.get(..n).unwrap_or(&[]));
+    keys.push(pos.turn as u8);
+    keys.push(pos.swap[0] as u8);
+    keys.push(pos.swap[1] as u8);
+}
+
+/// A written move that names its piece (or a pawn) and destination and nothing else that
+/// needs resolving; see [`Game::play_quick`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Quick {
+    /// The piece kind named by the letter; `None` for a pawn.
+    pub kind: Option<PieceKind>,
+    /// The origin file (from 1) written for a pawn capture.
+    pub file: Option<i8>,
+    /// Whether `x` was written.
+    pub capture: bool,
+    pub to: Square,
 }
 
 impl Game {
@@ -55,18 +73,17 @@ impl Game {
             hash: start.hash(),
             check: start.is_check(),
         };
-        let keys = if Self::tracks(&start) {
-            vec![key(&start)]
-        } else {
-            Vec::new()
-        };
+        let mut keys = Vec::new();
+        if Self::tracks(&start) {
+            push_key(&mut keys, &start);
+        }
         Game {
             position: start.clone(),
             start,
             moves: Vec::new(),
             history: vec![first],
             keys,
-            undos: Vec::new(),
+            last: None,
         }
     }
 
@@ -81,9 +98,8 @@ impl Game {
         g.moves.reserve(plies);
         g.history.reserve(plies);
         if !g.keys.is_empty() {
-            g.keys.reserve(plies);
+            g.keys.reserve(plies * key_len(&g.start));
         }
-        g.undos.reserve(plies);
         g
     }
 
@@ -118,7 +134,9 @@ impl Game {
         }
         let n = self.history.len(); // `after` would be entry n.
         let hash = after.hash();
-        let after_key = key(&after);
+        let mut after_key = Vec::new();
+        push_key(&mut after_key, &after);
+        let len = after_key.len();
         // Earlier positions with the same side to move: entries n-2, n-4, ...; the mover's
         // moves since entry j are those that led to entries j+2, j+4, ..., n.
         let mut j = n;
@@ -128,7 +146,9 @@ impl Game {
             if j + 2 < n && !self.history[j + 2].check {
                 return false;
             }
-            if self.history[j].hash == hash && self.keys.get(j) == Some(&after_key) {
+            if self.history[j].hash == hash
+                && self.keys.get(j * len..(j + 1) * len) == Some(&after_key[..])
+            {
                 return true;
             }
         }
@@ -177,15 +197,136 @@ impl Game {
     /// Records the move just played on `position`.
     fn record(&mut self, m: Move, undo: Undo) {
         let check = self.position.is_check_after(m, &undo);
-        self.undos.push(undo);
+        self.record_checked(m, undo, check);
+    }
+
+    /// Records the move just played on `position`, which gave check or not.
+    fn record_checked(&mut self, m: Move, undo: Undo, check: bool) {
+        self.last = Some(undo);
         self.history.push(Ply {
             hash: self.position.hash(),
             check,
         });
         if !self.keys.is_empty() {
-            self.keys.push(key(&self.position));
+            push_key(&mut self.keys, &self.position);
         }
         self.moves.push(m);
+    }
+
+    /// Resolves and plays a move written as a piece (or pawn) and a destination, the common
+    /// case of a game record, without generating moves: the pieces of the kind that can reach
+    /// the square are found backwards from it, the one found is played, and the check rule
+    /// and whether it gives check are judged from the lines through the squares it left and
+    /// reached. Returns whether the move gave check.
+    ///
+    /// `None`, with nothing played, whenever the general way must decide: no or several
+    /// candidates, a promotion, a capture that promotes a waiting pawn, a move the check rule
+    /// forbids, a check under a permanent-check rule, the game over by a rule, or `x`
+    /// written for a move that does not capture (or left out of one that does). The general
+    /// way then finds the same move, or the exact error.
+    pub(crate) fn play_quick(&mut self, q: Quick) -> Option<bool> {
+        use super::movement::{MODE_CAPTURE, MODE_MOVE};
+        let pos = &self.position;
+        let v = &**pos.variant();
+        let g = v.geometry();
+        if pos.end_by_rule().is_some() || !g.is_main(q.to) {
+            return None;
+        }
+        let us = pos.turn();
+        let them = !us;
+        let target = pos.board[q.to.index()];
+        let need = if target == 0 {
+            MODE_MOVE
+        } else {
+            let victim_color = (target.wrapping_sub(1) & 1) as usize;
+            if victim_color == us.index()
+                || v.waiting_pawn_kinds != 0
+                || pos.waiting(them).contains(q.to)
+            {
+                return None;
+            }
+            MODE_CAPTURE
+        };
+        if q.capture != (target != 0) {
+            return None;
+        }
+        let (class, pieces) = match q.kind {
+            Some(k) if v.waiting_kinds >> k.0 & 1 == 0 => (
+                v.class_of[k.index() % MAX_KINDS],
+                pos.by_kind[us.index()][k.index() % MAX_KINDS],
+            ),
+            Some(_) => return None,
+            None => {
+                let c = v.pawn_class?;
+                if v.last_rank[us].contains(q.to) {
+                    return None;
+                }
+                (
+                    c,
+                    pos.by_class[us.index()][c as usize % MAX_KINDS] & !pos.waiting(us),
+                )
+            }
+        };
+        let table = v.tables.get(class as usize)?;
+        let occupied = pos.occupied();
+        let mut found = None;
+        for sq in pieces & table.reach(us, q.to) {
+            if q.file.is_some_and(|f| g.coords(sq).0 != f) {
+                continue;
+            }
+            if table.reaches(us, sq, q.to, need, occupied) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(sq);
+            }
+        }
+        let from = found?;
+        let moving = pos.board[from.index()];
+        let royal_moving = v.royal_kinds >> ((moving.wrapping_sub(1) >> 1) & 63) & 1 != 0;
+        let victim_royal =
+            target != 0 && v.royal_kinds >> ((target.wrapping_sub(1) >> 1) & 63) & 1 != 0;
+        let in_check = self.history.last().is_some_and(|p| p.check);
+        let permanent_check = v.rules().permanent_check == PermanentCheckRule::Illegal;
+
+        let undo = self.position.play_plain(from, q.to);
+        let pos = &self.position;
+        let v = &**pos.variant();
+        let g = v.geometry();
+        let table = v.tables.get(class as usize)?;
+        // The check rule: with one royal piece, not attacked before, a move of another
+        // piece can only uncover an attack through the square it left.
+        let ours = pos.royals(us);
+        let legal = match ours.first() {
+            Some(king) if ours.count() == 1 => {
+                if in_check || royal_moving {
+                    !pos.is_attacked(king, them)
+                } else {
+                    !pos.attacked_through(king, them, from)
+                }
+            }
+            _ => true,
+        };
+        // Check given: against one royal piece that no capture of a royal piece left alone
+        // (so it was not attacked before), only by the piece moved or through the square it
+        // left.
+        let theirs = pos.royals(them);
+        let check = legal
+            && match theirs.first() {
+                Some(king) if theirs.count() == 1 && !victim_royal => {
+                    g.is_main(king)
+                        && ((table.captures
+                            && table.reaches(us, q.to, king, MODE_CAPTURE, pos.occupied()))
+                            || pos.attacked_through(king, us, from))
+                }
+                _ => pos.is_check(),
+            };
+        if !legal || (check && permanent_check) {
+            self.position.undo(undo);
+            return None;
+        }
+        self.record_checked(Move::normal(from, q.to), undo, check);
+        Some(check)
     }
 
     /// Whether the game goes on. Under a permanent-check rule a position whose only moves are
@@ -207,12 +348,14 @@ impl Game {
         }
         if rules.repetition > 0 {
             let last = self.history.len().checked_sub(1)?;
-            let (hash, last_key) = (self.history[last].hash, self.keys.get(last));
+            let len = key_len(&self.position);
+            let hash = self.history[last].hash;
+            let last_key = self.keys.get(last * len..(last + 1) * len);
             let seen = self
                 .history
                 .iter()
-                .zip(&self.keys)
-                .filter(|(p, k)| p.hash == hash && Some(*k) == last_key)
+                .zip(self.keys.chunks(len))
+                .filter(|&(p, k)| p.hash == hash && Some(k) == last_key)
                 .count();
             if seen as u32 >= rules.repetition {
                 return Some("repetition");
@@ -224,7 +367,7 @@ impl Game {
     /// The position before the last move (the start position if no move was played).
     pub fn previous_position(&self) -> Position {
         let mut p = self.position.clone();
-        if let Some(&u) = self.undos.last() {
+        if let Some(u) = self.last {
             p.undo(u);
         }
         p
@@ -240,6 +383,16 @@ impl Game {
         out: &mut Vec<Move>,
     ) {
         self.position.legal_moves_to(to, wanted, out);
+    }
+
+    /// The position after the first `plies` moves (the start position for 0), played again
+    /// from the start.
+    pub fn position_after(&self, plies: usize) -> Position {
+        let mut p = self.start.clone();
+        for &m in self.moves.iter().take(plies) {
+            p.play_unchecked(m);
+        }
+        p
     }
 
     /// Whether the last move played gave check (attacks an enemy royal piece).

@@ -23,6 +23,7 @@ mod zobrist;
 pub use color::{ByColor, Color};
 pub use definition::*;
 pub use fen::FenError;
+pub(crate) use game::Quick;
 pub use game::{Game, IllegalMove};
 pub use geometry::{Citadel, Geometry, MAX_SQUARES};
 pub use perft::{divide, perft};

@@ -43,6 +43,26 @@ struct Reverse {
     from: Bitboard,
     /// No entry needs empty squares: any piece on `from` attacks.
     pure: bool,
+    /// Each origin has one entry, so an origin's entry is found by counting the origins
+    /// below it (see [`entry_of`]).
+    unique: bool,
+}
+
+/// The ways onto one square, sorted by origin.
+#[derive(Debug, Clone, Copy, Default)]
+struct Arrivals {
+    start: u32,
+    end: u32,
+    /// Each origin has one entry (see [`Reverse::unique`]).
+    unique: bool,
+}
+
+/// The index, among entries sorted by origin with one entry per origin, of the entry of
+/// `from`, given the set of all origins: the number of origins below it.
+#[inline(always)]
+fn entry_of(origins: Bitboard, from: Square) -> usize {
+    let below = (1u128 << from.0) - 1;
+    (origins.0 & below).count_ones() as usize
 }
 
 /// The compiled moves of one movement class (all pieces that move alike share one).
@@ -60,7 +80,7 @@ pub(crate) struct MoveTable {
     reach: Vec<Bitboard>,
     /// For each color and destination, every way there: `(from, mask, mode)`, so the pieces
     /// able to move to one square are found without generating their other moves.
-    arrivals: Vec<Range>,
+    arrivals: Vec<Arrivals>,
     arrival_entries: Vec<(Square, Bitboard, u8)>,
     /// Whether any rule of the class can capture (a move-only class never attacks).
     pub captures: bool,
@@ -259,18 +279,22 @@ impl MoveTable {
                 ));
             }
         }
+        // Origins are walked in square order, so each list is sorted by origin.
         for list in arrival_lists {
             let start = table.arrival_entries.len() as u32;
+            let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
             table.arrival_entries.extend(list);
-            table.arrivals.push(Range {
+            table.arrivals.push(Arrivals {
                 start,
                 end: table.arrival_entries.len() as u32,
+                unique,
             });
         }
         for (i, list) in reverse_lists.into_iter().enumerate() {
             let start = table.reverse_entries.len() as u32;
             let mut from = Bitboard::EMPTY;
             let mut pure = true;
+            let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
             for (sq, mask) in list {
                 from |= sq.bit();
                 pure &= mask.is_empty();
@@ -281,6 +305,7 @@ impl MoveTable {
                 end: table.reverse_entries.len() as u32,
                 from,
                 pure,
+                unique,
             };
         }
         Ok(table)
@@ -306,22 +331,56 @@ impl MoveTable {
             .unwrap_or(Bitboard::EMPTY)
     }
 
-    /// Whether a piece of this class and `color` on one of `pieces` can capture on `to`, given
-    /// the occupied squares.
     /// Every way a piece of this class and color can arrive on `to`: its origin, the squares
     /// that must be empty on the way, and whether it may move there, capture there or both.
     #[inline]
     pub fn arrivals(&self, color: Color, to: Square) -> &[(Square, Bitboard, u8)] {
         self.arrivals
             .get(color.index() * self.nsq + to.index())
-            .map_or(&[], |r| {
-                &self.arrival_entries[r.start as usize..r.end as usize]
-            })
+            .and_then(|r| self.arrival_entries.get(r.start as usize..r.end as usize))
+            .unwrap_or(&[])
     }
 
+    /// Whether a piece of this class and `color` on `from` can go to `to` in one of the
+    /// `need` modes (`MODE_MOVE`, `MODE_CAPTURE`), given the occupied squares. One table
+    /// look-up when the square has one way from each origin (nearly always).
+    #[inline]
+    pub fn reaches(
+        &self,
+        color: Color,
+        from: Square,
+        to: Square,
+        need: u8,
+        occupied: Bitboard,
+    ) -> bool {
+        let i = color.index() * self.nsq + to.index();
+        let (Some(&reach), Some(r)) = (self.reach.get(i), self.arrivals.get(i)) else {
+            return false;
+        };
+        if !reach.contains(from) {
+            return false;
+        }
+        let fits = |&(_, mask, mode): &(Square, Bitboard, u8)| {
+            mode & need != 0 && !mask.intersects(occupied)
+        };
+        if r.unique {
+            return self
+                .arrival_entries
+                .get(r.start as usize + entry_of(reach, from))
+                .is_some_and(fits);
+        }
+        self.arrival_entries
+            .get(r.start as usize..r.end as usize)
+            .is_some_and(|list| list.iter().any(|e| e.0 == from && fits(e)))
+    }
+
+    /// Whether a piece of this class and `color` on one of `pieces` can capture on `to`, given
+    /// the occupied squares.
     #[inline]
     pub fn attacks(&self, color: Color, to: Square, pieces: Bitboard, occupied: Bitboard) -> bool {
-        let rev = &self.reverse[color.index() * self.nsq + to.index()];
+        let Some(rev) = self.reverse.get(color.index() * self.nsq + to.index()) else {
+            return false;
+        };
         let candidates = rev.from & pieces;
         if candidates.is_empty() {
             return false;
@@ -329,9 +388,31 @@ impl MoveTable {
         if rev.pure {
             return true;
         }
-        self.reverse_entries[rev.start as usize..rev.end as usize]
+        let Some(entries) = self
+            .reverse_entries
+            .get(rev.start as usize..rev.end as usize)
+        else {
+            return false;
+        };
+        if rev.unique {
+            return candidates.into_iter().any(|from| {
+                entries
+                    .get(entry_of(rev.from, from))
+                    .is_some_and(|&(_, mask)| !mask.intersects(occupied))
+            });
+        }
+        entries
             .iter()
             .any(|&(from, mask)| candidates.contains(from) && !mask.intersects(occupied))
+    }
+
+    /// The capture paths onto `to` for pieces of `color`: `(origin, squares that must be
+    /// empty)`.
+    pub(crate) fn capture_paths(&self, color: Color, to: Square) -> &[(Square, Bitboard)] {
+        self.reverse
+            .get(color.index() * self.nsq + to.index())
+            .and_then(|r| self.reverse_entries.get(r.start as usize..r.end as usize))
+            .unwrap_or(&[])
     }
 }
 

@@ -95,13 +95,21 @@ impl Position {
     /// bare king.
     pub(crate) fn end_by_rule(&self) -> Option<Status> {
         let variant = &*self.variant;
-        for c in variant.geometry().citadels() {
-            if self.royals(!c.owner).contains(c.square) {
-                return Some(Status::Over {
-                    termination: Termination::Citadel,
-                    outcome: Outcome::Draw,
-                });
-            }
+        let w = Color::White;
+        let b = Color::Black;
+        if (self.royals(w) & variant.citadels_of[b]).nonempty()
+            || (self.royals(b) & variant.citadels_of[w]).nonempty()
+        {
+            return Some(Status::Over {
+                termination: Termination::Citadel,
+                outcome: Outcome::Draw,
+            });
+        }
+        // Neither side is bare: the common case, without counting.
+        if variant.rules().bare_king == BareKingRule::Off
+            || (self.pieces(w) != self.royals(w) && self.pieces(b) != self.royals(b))
+        {
+            return None;
         }
         let us = self.turn;
         let them = !us;

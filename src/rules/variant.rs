@@ -138,6 +138,20 @@ pub struct Variant {
     pub(crate) lines: Vec<Bitboard>,
     /// The start position, read once (a game starts from it far more often than that).
     pub(crate) start_setup: Option<Box<super::position::Setup>>,
+    /// The movement class of each kind.
+    pub(crate) class_of: [u8; MAX_KINDS],
+    /// Per attacking color, target and passed square (`(color * squares + target) * squares
+    /// + via`): the capturing classes with a way to the target through `via`. Only those
+    /// classes can have an attack uncovered by a piece leaving `via`.
+    through: Vec<u32>,
+    /// The class of every pawn kind, when they share one that no other kind has: then the
+    /// pawns of a side are one set of the position.
+    pub(crate) pawn_class: Option<u8>,
+    /// Per side, its citadels: a royal piece of the other side there ends the game.
+    pub(crate) citadels_of: ByColor<Bitboard>,
+    /// The kind each letter names in canonical SAN: a one-letter symbol of a kind that is not
+    /// a pawn (aliases and pawn letters are not canonical).
+    san_letters: [Option<PieceKind>; 26],
 }
 
 /// Why a variant definition was refused.
@@ -410,7 +424,35 @@ impl Variant {
             letters,
             lines: Vec::new(),
             start_setup: None,
+            class_of: [0; MAX_KINDS],
+            through: Vec::new(),
+            pawn_class: None,
+            citadels_of: ByColor::new(Bitboard::EMPTY, Bitboard::EMPTY),
+            san_letters: [None; 26],
         };
+        for (i, k) in variant.kinds.iter().enumerate() {
+            variant.class_of[i] = k.class;
+            if let [b @ b'A'..=b'Z'] = k.symbol.as_bytes()
+                && !k.pawn
+            {
+                variant.san_letters[(b - b'A') as usize] = Some(PieceKind(i as u8));
+            }
+        }
+        let pawn_classes: Vec<u8> = variant
+            .kinds
+            .iter()
+            .filter(|k| k.pawn)
+            .map(|k| k.class)
+            .collect();
+        if let Some(&c) = pawn_classes.first()
+            && pawn_classes.iter().all(|&p| p == c)
+            && variant.kinds.iter().all(|k| k.pawn || k.class != c)
+        {
+            variant.pawn_class = Some(c);
+        }
+        for c in variant.geometry.citadels() {
+            variant.citadels_of[c.owner] |= c.square.bit();
+        }
         // The start position must be valid.
         let start =
             super::Position::from_fen(&std::sync::Arc::new(variant.clone()), &variant.def.start)
@@ -430,9 +472,26 @@ impl Variant {
                 }
             }
         }
+        let mut through = vec![0u32; 2 * n * n];
+        for color in Color::ALL {
+            for target in variant.geometry.squares() {
+                for (c, t) in variant.tables.iter().enumerate() {
+                    if !t.captures {
+                        continue;
+                    }
+                    for &(_, mask) in t.capture_paths(color, target) {
+                        for via in mask {
+                            through[(color.index() * n + target.index()) * n + via.index()] |=
+                                1 << c;
+                        }
+                    }
+                }
+            }
+        }
         Ok(Variant {
             start_setup: Some(Box::new(start.setup())),
             lines,
+            through,
             ..variant
         })
     }
@@ -517,6 +576,23 @@ impl Variant {
             .get(by.index() * self.geometry.len() + sq.index())
             .copied()
             .unwrap_or(!Bitboard::EMPTY)
+    }
+
+    /// The capturing classes of `by` with a way onto `target` through `via` (bit per class).
+    #[inline]
+    pub(crate) fn classes_through(&self, by: Color, target: Square, via: Square) -> u32 {
+        let n = self.geometry.len();
+        self.through
+            .get((by.index() * n + target.index()) * n + via.index())
+            .copied()
+            .unwrap_or(u32::MAX)
+    }
+
+    /// The kind a letter names in canonical SAN (see `san_letters`).
+    #[inline]
+    pub(crate) fn san_letter(&self, letter: u8) -> Option<PieceKind> {
+        let i = letter.wrapping_sub(b'A') as usize;
+        self.san_letters.get(i).copied().flatten()
     }
 
     #[inline]
