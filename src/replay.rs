@@ -783,8 +783,8 @@ fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String)
 /// Checks how a move just played was written: `text`, from `start` on, is its canonical SAN;
 /// warnings for a different spelling or mark go to `problems`. Returns its check mark.
 fn finish(
-    game: &mut Game,
-    text: &mut String,
+    game: &Game,
+    text: &str,
     start: usize,
     written: &str,
     span: Span,
