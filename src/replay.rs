@@ -357,7 +357,8 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
         game: None,
         problems: Vec::new(),
         canonical: vec![None; raw.tokens.len()],
-        canonical_text: String::new(),
+        // Most moves take four or five bytes.
+        canonical_text: String::with_capacity(raw.tokens.len() * 5),
         complete: false,
     };
     let mut syntax_error = false;
@@ -500,13 +501,9 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                         ));
                     }
                     // The short forms are ASCII, and canonical when they resolve here.
-                    r.canonical_text.extend(
-                        bytes
-                            .get(..short.len)
-                            .unwrap_or(&[])
-                            .iter()
-                            .map(|&b| b as char),
-                    );
+                    for &b in bytes.get(..short.len).unwrap_or(&[]) {
+                        r.canonical_text.push(char::from(b));
+                    }
                     r.canonical[i] = Some(Canon {
                         start: start as u32,
                         end: r.canonical_text.len() as u32,
@@ -721,6 +718,9 @@ fn play(
 /// move needs the full path: no candidate or no single fitting one, the game over, another
 /// form of text. The full path then finds the same move or the exact error.
 fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String) -> bool {
+    if let San::Swap { with, .. } = *text {
+        return quick_swap(game, text, with, scratch, out);
+    }
     let (to, kind, pawns, history) = {
         let variant = game.position().variant();
         if text.is_coordinate() {
@@ -776,6 +776,30 @@ fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String)
         return false;
     };
     san_into(out, pos, m, scratch);
+    game.play_unchecked(m);
+    true
+}
+
+/// [`quick`] for a king swap made in check, when it is allowed whatever else the side could
+/// do: only the swaps with the written partner are looked at.
+fn quick_swap(
+    game: &mut Game,
+    text: &San,
+    with: crate::notation::san::Place,
+    scratch: &mut Vec<Move>,
+    out: &mut String,
+) -> bool {
+    let Ok(partner) = crate::notation::resolve::square(game.position().variant(), with) else {
+        return false;
+    };
+    let mut pos = game.position().clone();
+    if !pos.legal_swaps_in_check(partner, scratch) {
+        return false;
+    }
+    let Ok(m) = resolve(text, &pos, scratch) else {
+        return false;
+    };
+    san_into(out, &pos, m, scratch);
     game.play_unchecked(m);
     true
 }

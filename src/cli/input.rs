@@ -51,14 +51,11 @@ pub fn replay_file(
     loop {
         let mut chunk: Vec<RawGame> = Vec::with_capacity(CHUNK);
         while chunk.len() < CHUNK {
-            let mut game = RawGame::default();
-            let more = reader
-                .read_game_into(&mut game)
-                .with_context(|| format!("cannot read {path}"))?;
-            if !more {
-                break;
+            // The iterator sizes each game's buffers from the last one.
+            match reader.next() {
+                Some(game) => chunk.push(game.with_context(|| format!("cannot read {path}"))?),
+                None => break,
             }
-            chunk.push(game);
         }
         if chunk.is_empty() {
             return Ok(());

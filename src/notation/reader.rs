@@ -510,6 +510,14 @@ impl<R: BufRead> Reader<R> {
             if wide {
                 self.unsure();
             }
+            if first.is_some()
+                && result.is_none()
+                && self.errors <= self.options.max_errors_per_game
+            {
+                let (next, tokens) = self.fast_movetext(game, i, &mut at_line_start);
+                i = next;
+                movetext |= tokens;
+            }
             // Blanks and line ends.
             let Some(b) = (loop {
                 match self.buf.get(i) {
@@ -702,16 +710,7 @@ impl<R: BufRead> Reader<R> {
                     }
                     // A bad move still takes its turn, so that the move numbers after it
                     // are not reported too.
-                    if let Some(line) = self.lines.last_mut() {
-                        line.before_last = line.next;
-                        line.next = line.next.map(|(n, black)| {
-                            if black {
-                                (n.saturating_add(1), false)
-                            } else {
-                                (n, true)
-                            }
-                        });
-                    }
+                    self.took_turn();
                     i = stop;
                 }
                 _ => {
@@ -764,6 +763,93 @@ impl<R: BufRead> Reader<R> {
         self.check_result_tag(game);
         self.consume(end);
         Ok(true)
+    }
+
+    /// A move was read in the current line of play: the next move number follows.
+    #[inline]
+    fn took_turn(&mut self) {
+        if let Some(line) = self.lines.last_mut() {
+            line.before_last = line.next;
+            line.next = line.next.map(|(n, black)| {
+                if black {
+                    (n.saturating_add(1), false)
+                } else {
+                    (n, true)
+                }
+            });
+        }
+    }
+
+    /// The common movetext, read in one tight loop: blanks, `\n` line ends, move numbers
+    /// (`12.`, `12...`) and moves in the short forms, each wholly in the buffer. Returns the
+    /// index of the first byte it leaves to the general loop (anything else, or a token that
+    /// may run past the buffer), which does exactly what this does for these tokens, and
+    /// whether it read any token.
+    #[inline]
+    fn fast_movetext(
+        &mut self,
+        game: &mut RawGame,
+        mut i: usize,
+        at_line_start: &mut bool,
+    ) -> (usize, bool) {
+        let mut tokens = false;
+        // A token this long is left to the general loop, which reads more input if needed.
+        const LONGEST: usize = 32;
+        while let Some(&b) = self.buf.get(i) {
+            if i + LONGEST >= self.buf.len() {
+                break;
+            }
+            match b {
+                b' ' | b'\t' => i += 1,
+                b'\n' => {
+                    i += 1;
+                    self.new_line(i);
+                    *at_line_start = true;
+                }
+                b'1'..=b'9' => {
+                    let mut digits = i;
+                    let mut number: u32 = 0;
+                    while let Some(&d @ b'0'..=b'9') = self.buf.get(digits) {
+                        number = number.wrapping_mul(10).wrapping_add(u32::from(d - b'0'));
+                        digits += 1;
+                    }
+                    // Longer numbers (which may overflow) and results go the general way.
+                    if digits - i > 9 || self.buf.get(digits) != Some(&b'.') {
+                        break;
+                    }
+                    let mut stop = digits;
+                    while self.buf.get(stop) == Some(&b'.') {
+                        stop += 1;
+                    }
+                    *at_line_start = false;
+                    tokens = true;
+                    self.move_number(game, number, stop - digits >= 3, i, stop, false);
+                    i = stop;
+                }
+                b'a'..=b'z' | b'A'..=b'Z' => {
+                    let mut stop = i + 1;
+                    while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+                        stop += 1;
+                    }
+                    if stop >= self.buf.len() {
+                        break;
+                    }
+                    let text = self.buf.get(i..stop).unwrap_or(&[]);
+                    if super::san::ShortSan::from_ascii(text).is_none()
+                        && SanPlus::check(text).is_err()
+                    {
+                        break;
+                    }
+                    *at_line_start = false;
+                    tokens = true;
+                    self.push(game, TokenKind::Move, i, stop);
+                    self.took_turn();
+                    i = stop;
+                }
+                _ => break,
+            }
+        }
+        (i, tokens)
     }
 
     /// Warns when the `Result` tag and the result after the movetext differ.

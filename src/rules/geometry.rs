@@ -135,6 +135,7 @@ impl Geometry {
     }
 
     /// The square at 1-based `(file, rank)`, extra squares included.
+    #[inline]
     pub fn at(&self, file: i8, rank: i8) -> Option<Square> {
         if (1..=self.files as i8).contains(&file) && (1..=self.ranks as i8).contains(&rank) {
             let i = (rank as usize - 1) * self.files as usize + (file as usize - 1);

@@ -482,11 +482,33 @@ impl Position {
         }
     }
 
+    /// The legal swaps with the own piece on `partner`, into `out` (cleared first), when the
+    /// side to move is in check and may swap: then a swap is allowed whatever other moves
+    /// there are, so nothing else needs generating. False (and `out` meaningless) otherwise,
+    /// or when the game is over by a rule.
+    pub fn legal_swaps_in_check(&mut self, partner: Square, out: &mut Vec<Move>) -> bool {
+        out.clear();
+        let us = self.turn;
+        let Some(king) = self.swap_piece(us) else {
+            return false;
+        };
+        if self.end_by_rule().is_some() || !self.is_attacked(king, !us) {
+            return false;
+        }
+        self.swaps_with(king, partner.bit(), out);
+        true
+    }
+
     /// The legal swaps of the king on `king`.
     fn swaps(&mut self, king: Square, out: &mut Vec<Move>) {
+        self.swaps_with(king, !Bitboard::EMPTY, out);
+    }
+
+    /// The legal swaps of the king on `king` with partners among `with`.
+    fn swaps_with(&mut self, king: Square, with: Bitboard, out: &mut Vec<Move>) {
         let us = self.turn;
         let last = self.variant.last_rank[us];
-        let partners = self.by_color[us.index()] & !self.royal[us.index()];
+        let partners = self.by_color[us.index()] & !self.royal[us.index()] & with;
         for partner in partners {
             let Some(p) = self.piece_at(partner) else {
                 continue;

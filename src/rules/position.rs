@@ -381,15 +381,21 @@ impl Position {
     /// ordinary move. Pins do not matter; waiting pawns of pawns attack nothing; squares
     /// outside the main board are never attacked.
     pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
-        if !self.variant.geometry().is_main(sq) {
+        let v = &*self.variant;
+        if !v.geometry().is_main(sq) {
             return false;
         }
-        let occupied = self.occupied();
+        let (attackers, leapers) = v.attackers(by, sq);
         let waiting = self.waiting(by);
         let classes = &self.by_class[by.index()];
-        for (i, table) in self.variant.tables.iter().enumerate() {
-            let pieces = classes[i] & !waiting;
-            if pieces.nonempty() && table.captures && table.attacks(by, sq, pieces, occupied) {
+        for (c, (&from, &pieces)) in attackers.iter().zip(classes).enumerate() {
+            let candidates = from & pieces & !waiting;
+            if candidates.nonempty()
+                && (leapers >> c & 1 != 0
+                    || v.tables
+                        .get(c)
+                        .is_some_and(|t| t.attacks(by, sq, candidates, self.occupied())))
+            {
                 return true;
             }
         }

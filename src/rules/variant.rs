@@ -149,6 +149,13 @@ pub struct Variant {
     pub(crate) pawn_class: Option<u8>,
     /// Per side, its citadels: a royal piece of the other side there ends the game.
     pub(crate) citadels_of: ByColor<Bitboard>,
+    /// Per attacking color and target (`color * squares + target`), for each class in order:
+    /// the squares from which a piece of the class could capture there on an empty board
+    /// (none for a class that cannot capture).
+    attackers: Vec<Bitboard>,
+    /// Per attacking color and target: the classes (bit per class) whose every way there is a
+    /// leap, so that a piece on one of `attackers` attacks whatever stands between.
+    leapers: Vec<u32>,
     /// The kind each letter names in canonical SAN: a one-letter symbol of a kind that is not
     /// a pawn (aliases and pawn letters are not canonical).
     san_letters: [Option<PieceKind>; 26],
@@ -429,6 +436,8 @@ impl Variant {
             pawn_class: None,
             citadels_of: ByColor::new(Bitboard::EMPTY, Bitboard::EMPTY),
             san_letters: [None; 26],
+            attackers: Vec::new(),
+            leapers: Vec::new(),
         };
         for (i, k) in variant.kinds.iter().enumerate() {
             variant.class_of[i] = k.class;
@@ -488,10 +497,32 @@ impl Variant {
                 }
             }
         }
+        let classes = variant.tables.len();
+        let mut attackers = vec![Bitboard::EMPTY; 2 * n * classes];
+        let mut leapers = vec![0u32; 2 * n];
+        for color in Color::ALL {
+            for target in variant.geometry.squares() {
+                let i = color.index() * n + target.index();
+                for (c, t) in variant.tables.iter().enumerate() {
+                    let paths = t.capture_paths(color, target);
+                    if !t.captures || paths.is_empty() {
+                        continue;
+                    }
+                    for &(from, _) in paths {
+                        attackers[i * classes + c] |= from.bit();
+                    }
+                    if paths.iter().all(|(_, mask)| mask.is_empty()) {
+                        leapers[i] |= 1 << c;
+                    }
+                }
+            }
+        }
         Ok(Variant {
             start_setup: Some(Box::new(start.setup())),
             lines,
             through,
+            attackers,
+            leapers,
             ..variant
         })
     }
@@ -586,6 +617,19 @@ impl Variant {
             .get((by.index() * n + target.index()) * n + via.index())
             .copied()
             .unwrap_or(u32::MAX)
+    }
+
+    /// Per class, the squares from which it could capture on `target` for `by`, and the
+    /// classes that get there by leaps only (see `attackers`, `leapers`).
+    #[inline]
+    pub(crate) fn attackers(&self, by: Color, target: Square) -> (&[Bitboard], u32) {
+        let i = by.index() * self.geometry.len() + target.index();
+        let classes = self.tables.len();
+        let from = self
+            .attackers
+            .get(i * classes..(i + 1) * classes)
+            .unwrap_or(&[]);
+        (from, self.leapers.get(i).copied().unwrap_or(0))
     }
 
     /// The kind a letter names in canonical SAN (see `san_letters`).
