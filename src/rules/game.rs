@@ -1,7 +1,7 @@
 //! A game: a start position, the moves played, and the history that repetition rules need.
 
 use super::definition::PermanentCheckRule;
-use super::position::{Move, Position, Undo};
+use super::position::{Move, PlainUndo, Position, Undo};
 use super::square::Square;
 use super::status::Status;
 use super::variant::{MAX_KINDS, PieceKind};
@@ -37,7 +37,14 @@ pub struct Game {
     /// compare positions (else empty).
     keys: Vec<u8>,
     /// What the last move changed, to step back to the position before it.
-    last: Option<Undo>,
+    last: Option<Last>,
+}
+
+/// How to take back the last move of a game.
+#[derive(Debug, Clone, Copy)]
+enum Last {
+    Full(Undo),
+    Plain(Square, Square, PlainUndo),
 }
 
 /// The length of a position's key: its squares, the side to move and both swap rights.
@@ -197,12 +204,12 @@ impl Game {
     /// Records the move just played on `position`.
     fn record(&mut self, m: Move, undo: Undo) {
         let check = self.position.is_check_after(m, &undo);
-        self.record_checked(m, undo, check);
+        self.record_checked(m, Last::Full(undo), check);
     }
 
     /// Records the move just played on `position`, which gave check or not.
-    fn record_checked(&mut self, m: Move, undo: Undo, check: bool) {
-        self.last = Some(undo);
+    fn record_checked(&mut self, m: Move, last: Last, check: bool) {
+        self.last = Some(last);
         self.history.push(Ply {
             hash: self.position.hash(),
             check,
@@ -322,10 +329,14 @@ impl Game {
                 _ => pos.is_check(),
             };
         if !legal || (check && permanent_check) {
-            self.position.undo(undo);
+            self.position.undo_plain(from, q.to, undo);
             return None;
         }
-        self.record_checked(Move::normal(from, q.to), undo, check);
+        self.record_checked(
+            Move::normal(from, q.to),
+            Last::Plain(from, q.to, undo),
+            check,
+        );
         Some(check)
     }
 
@@ -367,8 +378,10 @@ impl Game {
     /// The position before the last move (the start position if no move was played).
     pub fn previous_position(&self) -> Position {
         let mut p = self.position.clone();
-        if let Some(u) = self.last {
-            p.undo(u);
+        match self.last {
+            Some(Last::Full(u)) => p.undo(u),
+            Some(Last::Plain(from, to, u)) => p.undo_plain(from, to, u),
+            None => {}
         }
         p
     }

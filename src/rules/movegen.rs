@@ -129,7 +129,7 @@ impl Position {
             }
             // Several ways may lead from one square; each origin counts once.
             let mut found = Bitboard::EMPTY;
-            for &(from, mask, mode) in table.arrivals(us, to) {
+            for (from, mask, mode) in table.arrivals(us, to) {
                 if mode & need == 0
                     || !pieces.contains(from)
                     || found.contains(from)

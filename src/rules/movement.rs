@@ -65,6 +65,16 @@ fn entry_of(origins: Bitboard, from: Square) -> usize {
     (origins.0 & below).count_ones() as usize
 }
 
+/// One way onto a square: its origin, whether it moves or captures there (`MODE_*` bits) and
+/// the squares that must be empty, as an index into [`MoveTable::masks`] (0 for none). Kept
+/// small so that the tables a replay reads stay in cache.
+#[derive(Debug, Clone, Copy)]
+struct Way {
+    from: u8,
+    mode: u8,
+    mask: u32,
+}
+
 /// The compiled moves of one movement class (all pieces that move alike share one).
 #[derive(Debug, Clone)]
 pub(crate) struct MoveTable {
@@ -73,15 +83,17 @@ pub(crate) struct MoveTable {
     rays: Vec<Range>,
     /// Per `color * nsq + square`: the rays, and whether destinations may repeat.
     by_square: Vec<(Range, bool)>,
-    reverse_entries: Vec<(Square, Bitboard)>,
+    reverse_entries: Vec<Way>,
     reverse: Vec<Reverse>,
+    /// The distinct sets of squares that ways need empty; the first is the empty set.
+    masks: Vec<Bitboard>,
     /// Per `color * nsq + square`: the squares from which any rule of the class (moving or
     /// capturing) can reach it, ignoring blockers.
     reach: Vec<Bitboard>,
     /// For each color and destination, every way there: `(from, mask, mode)`, so the pieces
     /// able to move to one square are found without generating their other moves.
     arrivals: Vec<Arrivals>,
-    arrival_entries: Vec<(Square, Bitboard, u8)>,
+    arrival_entries: Vec<Way>,
     /// Whether any rule of the class can capture (a move-only class never attacks).
     pub captures: bool,
 }
@@ -200,6 +212,7 @@ impl MoveTable {
             by_square: Vec::with_capacity(2 * nsq),
             reverse_entries: Vec::new(),
             reverse: vec![Reverse::default(); 2 * nsq],
+            masks: vec![Bitboard::EMPTY],
             reach: vec![Bitboard::EMPTY; 2 * nsq],
             arrivals: Vec::with_capacity(2 * nsq),
             arrival_entries: Vec::new(),
@@ -279,11 +292,26 @@ impl MoveTable {
                 ));
             }
         }
+        let mut mask_index: std::collections::HashMap<u128, u32> =
+            std::collections::HashMap::from([(0, 0)]);
+        let mut index_of = |masks: &mut Vec<Bitboard>, mask: Bitboard| -> u32 {
+            *mask_index.entry(mask.0).or_insert_with(|| {
+                masks.push(mask);
+                (masks.len() - 1) as u32
+            })
+        };
         // Origins are walked in square order, so each list is sorted by origin.
         for list in arrival_lists {
             let start = table.arrival_entries.len() as u32;
             let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
-            table.arrival_entries.extend(list);
+            for (from, mask, mode) in list {
+                let mask = index_of(&mut table.masks, mask);
+                table.arrival_entries.push(Way {
+                    from: from.0,
+                    mode,
+                    mask,
+                });
+            }
             table.arrivals.push(Arrivals {
                 start,
                 end: table.arrival_entries.len() as u32,
@@ -298,7 +326,12 @@ impl MoveTable {
             for (sq, mask) in list {
                 from |= sq.bit();
                 pure &= mask.is_empty();
-                table.reverse_entries.push((sq, mask));
+                let mask = index_of(&mut table.masks, mask);
+                table.reverse_entries.push(Way {
+                    from: sq.0,
+                    mode: MODE_CAPTURE,
+                    mask,
+                });
             }
             table.reverse[i] = Reverse {
                 start,
@@ -331,14 +364,32 @@ impl MoveTable {
             .unwrap_or(Bitboard::EMPTY)
     }
 
+    /// The squares a way needs empty.
+    #[inline(always)]
+    fn mask(&self, way: &Way) -> Bitboard {
+        if way.mask == 0 {
+            return Bitboard::EMPTY;
+        }
+        self.masks
+            .get(way.mask as usize)
+            .copied()
+            .unwrap_or(!Bitboard::EMPTY)
+    }
+
     /// Every way a piece of this class and color can arrive on `to`: its origin, the squares
     /// that must be empty on the way, and whether it may move there, capture there or both.
     #[inline]
-    pub fn arrivals(&self, color: Color, to: Square) -> &[(Square, Bitboard, u8)] {
+    pub fn arrivals(
+        &self,
+        color: Color,
+        to: Square,
+    ) -> impl Iterator<Item = (Square, Bitboard, u8)> + '_ {
         self.arrivals
             .get(color.index() * self.nsq + to.index())
             .and_then(|r| self.arrival_entries.get(r.start as usize..r.end as usize))
             .unwrap_or(&[])
+            .iter()
+            .map(|w| (Square(w.from), self.mask(w), w.mode))
     }
 
     /// Whether a piece of this class and `color` on `from` can go to `to` in one of the
@@ -360,9 +411,7 @@ impl MoveTable {
         if !reach.contains(from) {
             return false;
         }
-        let fits = |&(_, mask, mode): &(Square, Bitboard, u8)| {
-            mode & need != 0 && !mask.intersects(occupied)
-        };
+        let fits = |w: &Way| w.mode & need != 0 && !self.mask(w).intersects(occupied);
         if r.unique {
             return self
                 .arrival_entries
@@ -371,7 +420,7 @@ impl MoveTable {
         }
         self.arrival_entries
             .get(r.start as usize..r.end as usize)
-            .is_some_and(|list| list.iter().any(|e| e.0 == from && fits(e)))
+            .is_some_and(|list| list.iter().any(|w| w.from == from.0 && fits(w)))
     }
 
     /// Whether a piece of this class and `color` on one of `pieces` can capture on `to`, given
@@ -398,21 +447,27 @@ impl MoveTable {
             return candidates.into_iter().any(|from| {
                 entries
                     .get(entry_of(rev.from, from))
-                    .is_some_and(|&(_, mask)| !mask.intersects(occupied))
+                    .is_some_and(|w| !self.mask(w).intersects(occupied))
             });
         }
         entries
             .iter()
-            .any(|&(from, mask)| candidates.contains(from) && !mask.intersects(occupied))
+            .any(|w| candidates.contains(Square(w.from)) && !self.mask(w).intersects(occupied))
     }
 
     /// The capture paths onto `to` for pieces of `color`: `(origin, squares that must be
     /// empty)`.
-    pub(crate) fn capture_paths(&self, color: Color, to: Square) -> &[(Square, Bitboard)] {
+    pub(crate) fn capture_paths(
+        &self,
+        color: Color,
+        to: Square,
+    ) -> impl Iterator<Item = (Square, Bitboard)> + '_ {
         self.reverse
             .get(color.index() * self.nsq + to.index())
             .and_then(|r| self.reverse_entries.get(r.start as usize..r.end as usize))
             .unwrap_or(&[])
+            .iter()
+            .map(|w| (Square(w.from), self.mask(w)))
     }
 }
 
@@ -421,12 +476,14 @@ impl MoveTable {
     /// on `to`: the union of the blocking sets of every way it could get there.
     #[inline]
     pub fn lines_to(&self, color: Color, to: Square, pieces: Bitboard) -> Bitboard {
-        let rev = &self.reverse[color.index() * self.nsq + to.index()];
+        let Some(rev) = self.reverse.get(color.index() * self.nsq + to.index()) else {
+            return Bitboard::EMPTY;
+        };
         if rev.pure || (rev.from & pieces).is_empty() {
             return Bitboard::EMPTY;
         }
         let mut lines = Bitboard::EMPTY;
-        for &(from, mask) in &self.reverse_entries[rev.start as usize..rev.end as usize] {
+        for (from, mask) in self.capture_paths(color, to) {
             if pieces.contains(from) {
                 lines |= mask;
             }

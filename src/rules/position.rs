@@ -67,6 +67,17 @@ impl Undo {
     }
 }
 
+/// What [`Position::play_plain`] needs to take a move back.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PlainUndo {
+    /// The board code captured (0 for none).
+    victim: u8,
+    swap: [bool; 2],
+    halfmove: u32,
+    fullmove: u32,
+    hash: u64,
+}
+
 /// A legal position of a variant.
 ///
 /// Built only through checks ([`Position::from_fen`], [`Position::start`]), so its invariants
@@ -79,6 +90,8 @@ pub struct Position {
     pub(crate) by_color: [Bitboard; 2],
     pub(crate) by_kind: [[Bitboard; MAX_KINDS]; 2],
     pub(crate) by_class: [[Bitboard; MAX_KINDS]; 2],
+    /// Per side, the classes it has pieces of (bit per class): attack tests skip the others.
+    pub(crate) classes: [u32; 2],
     pub(crate) royal: [Bitboard; 2],
     pub(crate) turn: Color,
     pub(crate) swap: [bool; 2],
@@ -99,6 +112,7 @@ pub(crate) struct Setup {
     by_color: [Bitboard; 2],
     by_kind: [[Bitboard; MAX_KINDS]; 2],
     by_class: [[Bitboard; MAX_KINDS]; 2],
+    classes: [u32; 2],
     royal: [Bitboard; 2],
     turn: Color,
     swap: [bool; 2],
@@ -136,6 +150,7 @@ impl Position {
             by_color: [Bitboard::EMPTY; 2],
             by_kind: [[Bitboard::EMPTY; MAX_KINDS]; 2],
             by_class: [[Bitboard::EMPTY; MAX_KINDS]; 2],
+            classes: [0; 2],
             royal: [Bitboard::EMPTY; 2],
             turn: Color::White,
             swap: [false; 2],
@@ -163,6 +178,7 @@ impl Position {
             by_color: self.by_color,
             by_kind: self.by_kind,
             by_class: self.by_class,
+            classes: self.classes,
             royal: self.royal,
             turn: self.turn,
             swap: self.swap,
@@ -181,6 +197,7 @@ impl Position {
             by_color: s.by_color,
             by_kind: s.by_kind,
             by_class: s.by_class,
+            classes: s.classes,
             royal: s.royal,
             turn: s.turn,
             swap: s.swap,
@@ -312,9 +329,13 @@ impl Position {
         let z = &self.variant.zobrist;
         if let Some(p) = Piece::from_code(old) {
             let (c, k) = (p.color.index(), p.kind.index());
+            let class = self.variant.class_of[k] as usize;
             self.by_color[c] ^= bit;
             self.by_kind[c][k] ^= bit;
-            self.by_class[c][self.variant.class_of[k] as usize] ^= bit;
+            self.by_class[c][class] ^= bit;
+            if self.by_class[c][class].is_empty() {
+                self.classes[c] &= !(1 << class);
+            }
             if self.variant.is_royal(p.kind) {
                 self.royal[c] ^= bit;
             }
@@ -324,7 +345,9 @@ impl Position {
             let (c, k) = (p.color.index(), p.kind.index());
             self.by_color[c] |= bit;
             self.by_kind[c][k] |= bit;
-            self.by_class[c][self.variant.class_of[k] as usize] |= bit;
+            let class = self.variant.class_of[k] as usize;
+            self.by_class[c][class] |= bit;
+            self.classes[c] |= 1 << class;
             if self.variant.is_royal(p.kind) {
                 self.royal[c] |= bit;
             }
@@ -388,7 +411,13 @@ impl Position {
         let (attackers, leapers) = v.attackers(by, sq);
         let waiting = self.waiting(by);
         let classes = &self.by_class[by.index()];
-        for (c, (&from, &pieces)) in attackers.iter().zip(classes).enumerate() {
+        let mut present = self.classes[by.index()];
+        while present != 0 {
+            let c = present.trailing_zeros() as usize;
+            present &= present - 1;
+            let (Some(&from), Some(&pieces)) = (attackers.get(c), classes.get(c)) else {
+                continue;
+            };
             let candidates = from & pieces & !waiting;
             if candidates.nonempty()
                 && (leapers >> c & 1 != 0
@@ -480,22 +509,17 @@ impl Position {
     /// [`Position::play_unchecked`] for a move from one square to another that changes no
     /// other square and promotes nothing (the caller makes sure), in fewer steps: the moving
     /// piece's sets change by both squares at once.
-    pub(crate) fn play_plain(&mut self, from: Square, to: Square) -> Undo {
+    pub(crate) fn play_plain(&mut self, from: Square, to: Square) -> PlainUndo {
         let v = &*self.variant;
         let code = self.board[from.index()];
         let victim = self.board[to.index()];
-        let mut undo = Undo {
-            changes: [(0, 0); MAX_CHANGES],
-            len: 2,
+        let undo = PlainUndo {
+            victim,
             swap: self.swap,
             halfmove: self.halfmove,
             fullmove: self.fullmove,
             hash: self.hash,
-            queued: 0,
-            dequeued: 0,
         };
-        undo.changes[0] = (from.0, code);
-        undo.changes[1] = (to.0, victim);
         let us = self.turn.index();
         let k = (code.wrapping_sub(1) >> 1) as usize % MAX_KINDS;
         let moved = from.bit() | to.bit();
@@ -513,7 +537,11 @@ impl Position {
             let bit = to.bit();
             self.by_color[them] ^= bit;
             self.by_kind[them][vk] ^= bit;
-            self.by_class[them][v.class_of[vk] as usize % MAX_KINDS] ^= bit;
+            let class = v.class_of[vk] as usize % MAX_KINDS;
+            self.by_class[them][class] ^= bit;
+            if self.by_class[them][class].is_empty() {
+                self.classes[them] &= !(1 << class);
+            }
             if v.royal_kinds >> vk & 1 != 0 {
                 self.royal[them] ^= bit;
             }
@@ -537,6 +565,18 @@ impl Position {
         self.turn = !self.turn;
         self.hash = hash;
         undo
+    }
+
+    /// Takes back a move played with [`Position::play_plain`].
+    pub(crate) fn undo_plain(&mut self, from: Square, to: Square, undo: PlainUndo) {
+        let code = self.board[to.index()];
+        self.set(to, undo.victim);
+        self.set(from, code);
+        self.swap = undo.swap;
+        self.halfmove = undo.halfmove;
+        self.fullmove = undo.fullmove;
+        self.turn = !self.turn;
+        self.hash = undo.hash;
     }
 
     /// Whether `by` attacks `target` (as [`Position::is_attacked`]) by a way through `via`

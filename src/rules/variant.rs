@@ -488,7 +488,7 @@ impl Variant {
                     if !t.captures {
                         continue;
                     }
-                    for &(_, mask) in t.capture_paths(color, target) {
+                    for (_, mask) in t.capture_paths(color, target) {
                         for via in mask {
                             through[(color.index() * n + target.index()) * n + via.index()] |=
                                 1 << c;
@@ -504,11 +504,11 @@ impl Variant {
             for target in variant.geometry.squares() {
                 let i = color.index() * n + target.index();
                 for (c, t) in variant.tables.iter().enumerate() {
-                    let paths = t.capture_paths(color, target);
+                    let paths: Vec<(Square, Bitboard)> = t.capture_paths(color, target).collect();
                     if !t.captures || paths.is_empty() {
                         continue;
                     }
-                    for &(from, _) in paths {
+                    for &(from, _) in &paths {
                         attackers[i * classes + c] |= from.bit();
                     }
                     if paths.iter().all(|(_, mask)| mask.is_empty()) {
