@@ -1,7 +1,7 @@
 //! Properties of the reader on arbitrary input: no panic, nothing lost, every place reported
 //! lies within its game, and large inputs finish (the reader is linear).
 use kabir::notation::game::{RawGame, TokenKind};
-use kabir::notation::reader::Reader;
+use kabir::notation::reader::{Reader, ReaderOptions};
 use kabir::notation::san::SanPlus;
 use proptest::prelude::*;
 
@@ -91,6 +91,34 @@ fn same_in_pieces(input: &[u8], whole: &[RawGame]) {
     }
 }
 
+/// The games read on all cores, cut into blocks of `block` bytes, are the games read by one
+/// reader.
+fn same_in_parallel(input: &[u8], whole: &[RawGame], block: usize) {
+    let mut games = Vec::new();
+    kabir::notation::parallel::read_parallel_in_blocks(
+        input,
+        ReaderOptions::default(),
+        block,
+        |raw| raw.tokens.len(),
+        |raw, n| {
+            assert_eq!(raw.tokens.len(), n);
+            games.push(raw);
+            Ok::<(), kabir::notation::reader::ReadError>(())
+        },
+    )
+    .unwrap();
+    assert_eq!(games.len(), whole.len(), "block {block}");
+    for (a, b) in games.iter().zip(whole) {
+        assert_eq!(a.number, b.number);
+        assert_eq!(a.start, b.start);
+        assert_eq!(a.source_offset, b.source_offset);
+        assert_eq!(a.source, b.source);
+        assert_eq!(a.tags, b.tags);
+        assert_eq!(a.tokens, b.tokens);
+        assert_eq!(a.diagnostics, b.diagnostics);
+    }
+}
+
 /// Text made mostly of the characters that matter to the reader.
 fn pgnish() -> impl Strategy<Value = Vec<u8>> {
     let pieces = prop::sample::select(vec![
@@ -153,6 +181,12 @@ proptest! {
     fn random_pgn_like_text_never_panics(input in pgnish()) {
         let games = check(&input);
         same_in_pieces(&input, &games);
+    }
+
+    #[test]
+    fn reading_in_parallel_gives_the_same_games(input in pgnish(), block in 1usize..200) {
+        let games = check(&input);
+        same_in_parallel(&input, &games, block);
     }
 
     #[test]

@@ -6,16 +6,12 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use rayon::prelude::*;
 
 use kabir::notation::game::RawGame;
-use kabir::notation::reader::Reader;
+use kabir::notation::parallel::read_parallel;
+use kabir::notation::reader::{ReadError, ReaderOptions};
 use kabir::replay::{Replay, replay};
 use kabir::variants::Registry;
-
-/// Games replayed at once; bounds memory to this many games (and their replays) at a time.
-/// Each takes tens of kilobytes while it is replayed; a few hundred keep both cores busy.
-const CHUNK: usize = 256;
 
 /// Opens a game file (`-` is standard input); `.gz` and `.zst` files are decompressed.
 pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
@@ -40,29 +36,28 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
     Ok(Box::new(BufReader::with_capacity(1 << 16, inner)))
 }
 
-/// Reads every game of a file, replays them on all cores, and calls `each` with each game and
-/// its replay in input order.
+/// Reads every game of a file and replays it, both on all cores (see
+/// [`kabir::notation::parallel`]), and calls `each` with each game and its replay in input
+/// order.
 pub fn replay_file(
     path: &str,
     registry: &Registry,
     mut each: impl FnMut(&RawGame, &Replay) -> Result<()>,
 ) -> Result<()> {
-    let mut reader = Reader::new(open(path)?);
-    loop {
-        let mut chunk: Vec<RawGame> = Vec::with_capacity(CHUNK);
-        while chunk.len() < CHUNK {
-            // The iterator sizes each game's buffers from the last one.
-            match reader.next() {
-                Some(game) => chunk.push(game.with_context(|| format!("cannot read {path}"))?),
-                None => break,
-            }
+    read_parallel(
+        open(path)?,
+        ReaderOptions::default(),
+        |raw| replay(raw, registry),
+        |raw, mut r: Replay| {
+            r.number = raw.number;
+            each(&raw, &r)
+        },
+    )
+    .map_err(|e: anyhow::Error| {
+        if e.is::<ReadError>() {
+            e.context(format!("cannot read {path}"))
+        } else {
+            e
         }
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        let replays: Vec<Replay> = chunk.par_iter().map(|g| replay(g, registry)).collect();
-        for (raw, r) in chunk.iter().zip(&replays) {
-            each(raw, r)?;
-        }
-    }
+    })
 }

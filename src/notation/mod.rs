@@ -13,6 +13,7 @@
 
 pub mod game;
 pub mod line;
+pub mod parallel;
 pub mod reader;
 pub mod resolve;
 pub mod san;

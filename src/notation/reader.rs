@@ -255,6 +255,10 @@ pub struct Reader<R> {
     errors: usize,
     /// Sizes of the last game read, to size the next one's buffers.
     last_sizes: (usize, usize),
+    /// Whether the last game read ran to the end of the input after its movetext began,
+    /// outside any comment: then a line starting with `[` after it would have begun the next
+    /// game (see [`Reader::ended_open`]).
+    ended_open: bool,
 }
 
 impl<R: BufRead> Reader<R> {
@@ -283,7 +287,30 @@ impl<R: BufRead> Reader<R> {
             lines: Vec::new(),
             errors: 0,
             last_sizes: (0, 0),
+            ended_open: false,
         }
+    }
+
+    /// A reader of input that starts at byte `offset` and line `line` of a larger input (see
+    /// [`super::parallel`]): spans are given in the larger input. `offset` must be the start
+    /// of a line; a byte-order mark is looked for only at offset 0.
+    pub fn starting_at(inner: R, options: ReaderOptions, offset: u64, line: u32) -> Reader<R> {
+        let mut r = Reader::with_options(inner, options);
+        r.base = offset;
+        r.line = line.max(1);
+        r.line_start = offset;
+        r.col_offset = offset;
+        r.col = 1;
+        r.col_unsure = false;
+        r.started = offset > 0;
+        r
+    }
+
+    /// Whether the last game read ran to the end of the input after its movetext had begun,
+    /// outside any comment, so that input continuing with a line that starts with `[` would
+    /// have begun a new game there and left this one as it is.
+    pub fn ended_open(&self) -> bool {
+        self.ended_open
     }
 
     /// Reads the next game into `game` (whose buffers are reused). Returns `Ok(false)` at
@@ -493,6 +520,7 @@ impl<R: BufRead> Reader<R> {
         self.lines.clear();
         self.lines.push(Line::MAIN);
         self.errors = 0;
+        let mut ended_open = false;
 
         let mut i = self.head;
         if self.base == 0 && i == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
@@ -535,6 +563,7 @@ impl<R: BufRead> Reader<R> {
                 }
             }) else {
                 end = self.buf.len();
+                ended_open = movetext;
                 break;
             };
             let line_begin = at_line_start;
@@ -750,6 +779,7 @@ impl<R: BufRead> Reader<R> {
             _ => {}
         }
 
+        self.ended_open = ended_open;
         self.games += 1;
         game.number = self.games;
         game.source_offset = self.base + self.head as u64;

@@ -1,0 +1,343 @@
+//! Reading a game file on all cores.
+//!
+//! The input is cut into blocks of about [`BLOCK`] bytes, each ending just before a line that
+//! starts with `[` after a line that does not: where a game usually begins. Each block is read
+//! by its own [`Reader`], and its games are worked on (replayed, say) by the same thread while
+//! their bytes are still in its cache. The games come back in input order, numbered, with the
+//! same spans, tokens and diagnostics as one [`Reader`] over the whole input gives.
+//!
+//! A cut is only a guess at a game boundary. After reading a block, its reader says whether
+//! its last game ran to the block's end in a state where a `[` line would begin a new game
+//! ([`Reader::ended_open`]). If not (a comment left open, a game of tags only), that game is
+//! read again together with the next block, on the calling thread, so the answer never depends
+//! on where the cuts fell.
+
+use std::io::{self, Read};
+
+use super::game::RawGame;
+use super::reader::{ReadError, Reader, ReaderOptions};
+
+/// The size a block is cut at (a block grows past it to hold a longer game).
+pub const BLOCK: usize = 256 * 1024;
+
+/// A piece of the input that starts where a game may start.
+#[derive(Debug)]
+struct Block {
+    bytes: Vec<u8>,
+    /// Where the block starts in the input: byte offset and line number.
+    offset: u64,
+    line: u32,
+}
+
+/// The number of line ends in `bytes` as the reader counts them: `\n`, `\r\n` and a lone
+/// `\r`.
+fn count_lines(bytes: &[u8]) -> u32 {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    let returns = bytes.iter().filter(|&&b| b == b'\r').count();
+    let pairs = if returns == 0 {
+        0
+    } else {
+        bytes.windows(2).filter(|w| w == b"\r\n").count()
+    };
+    u32::try_from(newlines + returns - pairs).unwrap_or(u32::MAX)
+}
+
+/// Whether the line that ends just before `at` (a line start) begins with `[` after blanks.
+fn previous_line_is_tags(bytes: &[u8], at: usize) -> bool {
+    let before = bytes.get(..at).unwrap_or(&[]);
+    let body = before.strip_suffix(b"\n").unwrap_or(before);
+    let body = body.strip_suffix(b"\r").unwrap_or(body);
+    let start = body
+        .iter()
+        .rposition(|&b| b == b'\n' || b == b'\r')
+        .map_or(0, |i| i + 1);
+    body.get(start..)
+        .and_then(|line| line.iter().find(|&&b| b != b' ' && b != b'\t'))
+        == Some(&b'[')
+}
+
+/// The last place at or after `from` in `bytes` where a block may end: a line starting with
+/// `[` whose previous line does not.
+fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut end = bytes.len();
+    while end > from {
+        let at = bytes.get(from..end)?.iter().rposition(|&b| b == b'[')? + from;
+        if at > 0
+            && matches!(bytes.get(at - 1), Some(b'\n' | b'\r'))
+            && !previous_line_is_tags(bytes, at)
+        {
+            return Some(at);
+        }
+        end = at;
+    }
+    None
+}
+
+/// Cuts a byte stream into blocks.
+struct Cutter<R> {
+    inner: R,
+    /// The size blocks are cut at.
+    size: usize,
+    /// Bytes read but not yet handed out in a block.
+    pending: Vec<u8>,
+    /// Where `pending` starts in the input.
+    offset: u64,
+    line: u32,
+    eof: bool,
+}
+
+impl<R: Read> Cutter<R> {
+    fn new(inner: R, size: usize) -> Cutter<R> {
+        Cutter {
+            inner,
+            size: size.max(1),
+            pending: Vec::new(),
+            offset: 0,
+            line: 1,
+            eof: false,
+        }
+    }
+
+    /// Reads until `pending` holds at least `want` bytes or the input ends.
+    fn fill(&mut self, want: usize) -> Result<(), ReadError> {
+        let mut chunk = [0u8; 64 * 1024];
+        while self.pending.len() < want && !self.eof {
+            match self.inner.read(&mut chunk) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self
+                    .pending
+                    .extend_from_slice(chunk.get(..n).unwrap_or(&[])),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(source) => {
+                    return Err(ReadError {
+                        offset: self.offset + self.pending.len() as u64,
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next block, or `None` at the end of the input.
+    fn next_block(&mut self) -> Result<Option<Block>, ReadError> {
+        let mut want = self.size;
+        let cut = loop {
+            self.fill(want)?;
+            if self.eof {
+                break self.pending.len();
+            }
+            // The cut is looked for in the second half, so blocks are not tiny; a block
+            // grows until it holds one.
+            if let Some(at) = find_cut(&self.pending, want / 2) {
+                break at;
+            }
+            want = want.saturating_mul(2);
+        };
+        if cut == 0 {
+            return Ok(None);
+        }
+        let rest = self.pending.split_off(cut);
+        let bytes = std::mem::replace(&mut self.pending, rest);
+        let block = Block {
+            offset: self.offset,
+            line: self.line,
+            bytes,
+        };
+        self.offset += cut as u64;
+        self.line = self.line.saturating_add(count_lines(&block.bytes));
+        Ok(Some(block))
+    }
+}
+
+/// The games of one block, worked on.
+struct BlockGames<T> {
+    block: Block,
+    games: Vec<(RawGame, T)>,
+    /// The last game ended where a `[` line would begin a new one (see the module docs).
+    open: bool,
+}
+
+/// Reads every game of `bytes` (which start at `offset`, line `line` of the input) and works
+/// on each.
+fn read_all<T>(
+    bytes: &[u8],
+    offset: u64,
+    line: u32,
+    options: ReaderOptions,
+    work: &(impl Fn(&RawGame) -> T + Sync),
+) -> (Vec<(RawGame, T)>, bool) {
+    let mut reader = Reader::starting_at(bytes, options, offset, line);
+    let mut games = Vec::new();
+    // A byte slice cannot fail to read.
+    while let Some(Ok(raw)) = reader.next() {
+        let out = work(&raw);
+        games.push((raw, out));
+    }
+    (games, reader.ended_open())
+}
+
+/// Reads every game of `input` on all cores, calls `work` on each (on the thread that read
+/// it) and then `each` with the game and what `work` gave, in input order, the games numbered
+/// from 1. Gives the games a single [`Reader`] with `options` gives.
+///
+/// The calling thread cuts the input and hands out the results; as many worker threads as
+/// rayon would use read and work. Memory holds a few blocks per worker and their games at a
+/// time, whatever the input's size. Stops at the first error of reading the input or of
+/// `each`.
+pub fn read_parallel<R, T, E>(
+    input: R,
+    options: ReaderOptions,
+    work: impl Fn(&RawGame) -> T + Sync,
+    each: impl FnMut(RawGame, T) -> Result<(), E>,
+) -> Result<(), E>
+where
+    R: Read,
+    T: Send,
+    E: From<ReadError>,
+{
+    read_parallel_in_blocks(input, options, BLOCK, work, each)
+}
+
+/// [`read_parallel`] with blocks cut at `block` bytes, for tests that cut small inputs.
+#[doc(hidden)]
+pub fn read_parallel_in_blocks<R, T, E>(
+    input: R,
+    options: ReaderOptions,
+    block: usize,
+    work: impl Fn(&RawGame) -> T + Sync,
+    mut each: impl FnMut(RawGame, T) -> Result<(), E>,
+) -> Result<(), E>
+where
+    R: Read,
+    T: Send,
+    E: From<ReadError>,
+{
+    let workers = rayon::current_num_threads().max(1);
+    let ahead = 2 * workers;
+    let mut cutter = Cutter::new(input, block);
+    let mut number = 0u64;
+    // A last game that ended not at a certain boundary: its bytes, where they start, and
+    // their line; it is read again with the next block.
+    let mut tail: Option<(Vec<u8>, u64, u32)> = None;
+    let mut emit = |games: Vec<(RawGame, T)>, each: &mut dyn FnMut(RawGame, T) -> Result<(), E>| {
+        for (mut raw, out) in games {
+            number += 1;
+            raw.number = number;
+            each(raw, out)?;
+        }
+        Ok::<(), E>(())
+    };
+    let (to_workers, blocks) = std::sync::mpsc::channel::<(u64, Block)>();
+    let blocks = std::sync::Mutex::new(blocks);
+    let (results_out, results) = std::sync::mpsc::channel::<(u64, BlockGames<T>)>();
+    std::thread::scope(|scope| -> Result<(), E> {
+        // Dropped when this returns, early or not, so that the workers stop.
+        let to_workers = to_workers;
+        for _ in 0..workers {
+            let (blocks, results_out, work) = (&blocks, results_out.clone(), &work);
+            scope.spawn(move || {
+                loop {
+                    let next = match blocks.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((i, block)) = next else { return };
+                    let (games, open) =
+                        read_all(&block.bytes, block.offset, block.line, options, work);
+                    if results_out
+                        .send((i, BlockGames { block, games, open }))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(results_out);
+        let mut sent = 0u64;
+        let mut done = 0u64;
+        let mut waiting: std::collections::BTreeMap<u64, BlockGames<T>> = Default::default();
+        let mut more = true;
+        loop {
+            while more && sent < done + ahead as u64 {
+                match cutter.next_block() {
+                    Ok(Some(block)) => {
+                        if to_workers.send((sent, block)).is_err() {
+                            more = false;
+                        }
+                        sent += 1;
+                    }
+                    Ok(None) => more = false,
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            if done == sent {
+                break;
+            }
+            let r = match waiting.remove(&done) {
+                Some(r) => r,
+                None => match results.recv() {
+                    Ok((i, r)) if i == done => r,
+                    Ok((i, r)) => {
+                        waiting.insert(i, r);
+                        continue;
+                    }
+                    // A worker panicked; nothing more will come.
+                    Err(_) => break,
+                },
+            };
+            done += 1;
+            let (mut games, open) = match tail.take() {
+                None => (r.games, r.open),
+                Some((mut bytes, offset, line)) => {
+                    bytes.extend_from_slice(&r.block.bytes);
+                    read_all(&bytes, offset, line, options, &work)
+                }
+            };
+            if !open && let Some((last, _)) = games.last() {
+                // The game ran to the end of the block; its bytes go on with the next one.
+                tail = Some((last.source.clone(), last.source_offset, first_line(last)));
+                games.pop();
+            }
+            emit(games, &mut each)?;
+        }
+        drop(to_workers);
+        // The input ended: a game held back ended there.
+        if let Some((bytes, offset, line)) = tail.take() {
+            let (games, _) = read_all(&bytes, offset, line, options, &work);
+            emit(games, &mut each)?;
+        }
+        Ok(())
+    })
+}
+
+/// The line on which a game's source starts: its first token's line less the line ends
+/// before that token.
+fn first_line(game: &RawGame) -> u32 {
+    let before = usize::try_from(game.start.offset.saturating_sub(game.source_offset)).unwrap_or(0);
+    game.start
+        .line
+        .saturating_sub(count_lines(game.source.get(..before).unwrap_or(&[])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_counted_as_the_reader_counts_them() {
+        assert_eq!(count_lines(b"a\nb\r\nc\rd"), 3);
+        assert_eq!(count_lines(b"\r\r\n\n"), 3);
+        assert_eq!(count_lines(b""), 0);
+    }
+
+    #[test]
+    fn cuts_fall_before_a_tag_line_after_another_line() {
+        let text = b"[A \"1\"]\n[B \"2\"]\n\n1. e4 *\n\n[A \"3\"]\n[B \"4\"]\n\n1. d4 *\n";
+        let at = find_cut(text, 0).unwrap();
+        assert_eq!(&text[at..at + 7], b"[A \"3\"]");
+        assert_eq!(find_cut(text, at + 1), None);
+        assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n", 0), None);
+    }
+}
