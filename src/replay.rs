@@ -113,8 +113,9 @@ pub struct Replay {
     /// The game's number in its file (1 for the first).
     pub number: u64,
     pub variant: Option<Arc<Variant>>,
-    /// The main line, as far as it could be replayed.
-    pub game: Option<Game>,
+    /// The main line, as far as it could be replayed (boxed: a game holds two positions,
+    /// and replays are moved around whole).
+    pub game: Option<Box<Game>>,
     /// Every problem, errors and warnings, in file order.
     pub problems: Vec<Problem>,
     /// For each movetext token that resolved to a move, its canonical SAN.
@@ -158,7 +159,7 @@ struct Pending {
 
 /// A line of play being replayed: the main line or a variation.
 struct Frame {
-    game: Game,
+    game: Box<Game>,
     /// Scratch space for candidate moves.
     scratch: Vec<Move>,
     /// An error made the rest of this line unreadable.
@@ -183,7 +184,7 @@ impl Replay {
 
     /// The game's status at the end of its main line.
     pub fn status(&self) -> Option<Status> {
-        self.game.as_ref().map(Game::status)
+        self.game.as_deref().map(Game::status)
     }
 
     /// The result written after the moves, else the `Result` tag if it holds a result, else
@@ -456,12 +457,12 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
     };
     if syntax_error {
         // The reader abandoned this game's text; replaying a fragment would only add noise.
-        r.game = Some(Game::new(start));
+        r.game = Some(Box::new(Game::new(start)));
         return r;
     }
 
     let mut stack = vec![Frame {
-        game: Game::with_capacity(start, raw.tokens.len()),
+        game: Box::new(Game::with_capacity(start, raw.tokens.len())),
         scratch: Vec::with_capacity(16),
         dead: false,
         pending: None,
@@ -536,7 +537,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                 let n = parent.game.moves().len();
                 let frame = if parent.dead || n == 0 {
                     Frame {
-                        game: Game::new(parent.game.start().clone()),
+                        game: Box::new(Game::new(parent.game.start().clone())),
                         scratch: Vec::new(),
                         dead: true,
                         pending: None,
@@ -547,7 +548,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                         g.play_unchecked(m);
                     }
                     Frame {
-                        game: g,
+                        game: Box::new(g),
                         scratch: Vec::new(),
                         dead: false,
                         pending: None,

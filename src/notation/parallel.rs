@@ -32,14 +32,16 @@ struct Block {
 /// The number of line ends in `bytes` as the reader counts them: `\n`, `\r\n` and a lone
 /// `\r`.
 fn count_lines(bytes: &[u8]) -> u32 {
-    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-    let returns = bytes.iter().filter(|&&b| b == b'\r').count();
-    let pairs = if returns == 0 {
-        0
-    } else {
-        bytes.windows(2).filter(|w| w == b"\r\n").count()
+    let newlines = memchr::memchr_iter(b'\n', bytes).count();
+    let pairs_and_returns = match memchr::memchr(b'\r', bytes) {
+        None => 0,
+        Some(_) => {
+            let returns = memchr::memchr_iter(b'\r', bytes).count();
+            let pairs = memchr::memmem::find_iter(bytes, b"\r\n").count();
+            returns - pairs
+        }
     };
-    u32::try_from(newlines + returns - pairs).unwrap_or(u32::MAX)
+    u32::try_from(newlines + pairs_and_returns).unwrap_or(u32::MAX)
 }
 
 /// Whether the line that ends just before `at` (a line start) begins with `[` after blanks.

@@ -96,6 +96,9 @@ pub(crate) struct MoveTable {
     arrival_entries: Vec<Way>,
     /// Whether any rule of the class can capture (a move-only class never attacks).
     pub captures: bool,
+    /// Every way is a leap that both moves and captures: a piece reaches a square whenever
+    /// the square is in reach, which needs no look-up of the way.
+    leaps_only: bool,
 }
 
 /// A leg with resolved counts.
@@ -217,6 +220,7 @@ impl MoveTable {
             arrivals: Vec::with_capacity(2 * nsq),
             arrival_entries: Vec::new(),
             captures: defs.iter().any(|d| d.mode != MoveMode::Move),
+            leaps_only: false,
         };
         // Every rule under every image, once each.
         let mut paths: Vec<(Vec<Leg>, u8, Option<u8>)> = Vec::new();
@@ -318,6 +322,11 @@ impl MoveTable {
                 unique,
             });
         }
+        table.leaps_only = table.arrivals.iter().all(|r| r.unique)
+            && table
+                .arrival_entries
+                .iter()
+                .all(|w| w.mask == 0 && w.mode == MODE_MOVE | MODE_CAPTURE);
         for (i, list) in reverse_lists.into_iter().enumerate() {
             let start = table.reverse_entries.len() as u32;
             let mut from = Bitboard::EMPTY;
@@ -410,6 +419,9 @@ impl MoveTable {
         };
         if !reach.contains(from) {
             return false;
+        }
+        if self.leaps_only {
+            return true;
         }
         let fits = |w: &Way| w.mode & need != 0 && !self.mask(w).intersects(occupied);
         if r.unique {

@@ -585,7 +585,7 @@ impl Position {
     #[inline]
     pub(crate) fn attacked_through(&self, target: Square, by: Color, via: Square) -> bool {
         let v = &*self.variant;
-        let mut classes = v.classes_through(by, target, via);
+        let mut classes = v.classes_through(by, target, via) & self.classes[by.index()];
         if classes == 0 || !v.geometry().is_main(target) {
             return false;
         }
