@@ -96,9 +96,12 @@ pub(crate) struct MoveTable {
     arrival_entries: Vec<Way>,
     /// Whether any rule of the class can capture (a move-only class never attacks).
     pub captures: bool,
-    /// Every way is a leap that both moves and captures: a piece reaches a square whenever
-    /// the square is in reach, which needs no look-up of the way.
+    /// Every way is a leap (needs no empty squares): then `leap_reach` answers for a piece
+    /// without a look-up of its way.
     leaps_only: bool,
+    /// For a class of leaps only, per `color * nsq + square`: the squares from which it can
+    /// move there (first) and capture there (second).
+    leap_reach: Vec<(Bitboard, Bitboard)>,
 }
 
 /// A leg with resolved counts.
@@ -221,6 +224,7 @@ impl MoveTable {
             arrival_entries: Vec::new(),
             captures: defs.iter().any(|d| d.mode != MoveMode::Move),
             leaps_only: false,
+            leap_reach: Vec::new(),
         };
         // Every rule under every image, once each.
         let mut paths: Vec<(Vec<Leg>, u8, Option<u8>)> = Vec::new();
@@ -322,11 +326,29 @@ impl MoveTable {
                 unique,
             });
         }
-        table.leaps_only = table.arrivals.iter().all(|r| r.unique)
-            && table
-                .arrival_entries
+        table.leaps_only = table.arrival_entries.iter().all(|w| w.mask == 0);
+        if table.leaps_only {
+            table.leap_reach = table
+                .arrivals
                 .iter()
-                .all(|w| w.mask == 0 && w.mode == MODE_MOVE | MODE_CAPTURE);
+                .map(|r| {
+                    let ways = table
+                        .arrival_entries
+                        .get(r.start as usize..r.end as usize)
+                        .unwrap_or(&[]);
+                    let mut reach = (Bitboard::EMPTY, Bitboard::EMPTY);
+                    for w in ways {
+                        if w.mode & MODE_MOVE != 0 {
+                            reach.0 |= Square(w.from).bit();
+                        }
+                        if w.mode & MODE_CAPTURE != 0 {
+                            reach.1 |= Square(w.from).bit();
+                        }
+                    }
+                    reach
+                })
+                .collect();
+        }
         for (i, list) in reverse_lists.into_iter().enumerate() {
             let start = table.reverse_entries.len() as u32;
             let mut from = Bitboard::EMPTY;
@@ -414,14 +436,17 @@ impl MoveTable {
         occupied: Bitboard,
     ) -> bool {
         let i = color.index() * self.nsq + to.index();
+        if self.leaps_only {
+            return self.leap_reach.get(i).is_some_and(|&(moves, captures)| {
+                (need & MODE_MOVE != 0 && moves.contains(from))
+                    || (need & MODE_CAPTURE != 0 && captures.contains(from))
+            });
+        }
         let (Some(&reach), Some(r)) = (self.reach.get(i), self.arrivals.get(i)) else {
             return false;
         };
         if !reach.contains(from) {
             return false;
-        }
-        if self.leaps_only {
-            return true;
         }
         let fits = |w: &Way| w.mode & need != 0 && !self.mask(w).intersects(occupied);
         if r.unique {
