@@ -43,14 +43,7 @@ fn records(variant: &str, n: u64) -> Vec<GameRecord> {
                 ("Variant".to_string(), variant.to_string()),
             ];
             let pgn = kabir::notation::write_game(&game, &tags);
-            GameRecord {
-                variant: v.clone(),
-                start: game.start().clone(),
-                moves: game.moves().to_vec(),
-                tags,
-                result,
-                pgn,
-            }
+            GameRecord::from_game(v.clone(), &game, tags, result, pgn)
         })
         .collect()
 }

@@ -124,6 +124,8 @@ pub struct Replay {
     canonical_text: String,
     /// Whether the main line was replayed to its end.
     complete: bool,
+    /// The status at the end of the main line, once judged.
+    final_status: Option<Status>,
 }
 
 /// The most characters of offending text kept in a problem.
@@ -184,7 +186,8 @@ impl Replay {
 
     /// The game's status at the end of its main line.
     pub fn status(&self) -> Option<Status> {
-        self.game.as_deref().map(Game::status)
+        self.final_status
+            .or_else(|| self.game.as_deref().map(Game::status))
     }
 
     /// The result written after the moves, else the `Result` tag if it holds a result, else
@@ -361,6 +364,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
         // Most moves take four or five bytes.
         canonical_text: String::with_capacity(raw.tokens.len() * 5),
         complete: false,
+        final_status: None,
     };
     let mut syntax_error = false;
     for d in &raw.diagnostics {
@@ -572,8 +576,16 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
     let Some(mut main) = stack.pop() else {
         return r;
     };
+    let status = main.game.status();
+    r.final_status = Some(status);
     if let Some(p) = main.pending.take() {
-        let mate = is_mate(&main.game);
+        let mate = matches!(
+            status,
+            Status::Over {
+                termination: Termination::Checkmate,
+                ..
+            }
+        );
         settle(&mut r, raw, &main.game, p, mate);
     }
     r.complete = !main.dead;
@@ -603,7 +615,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
         && let Status::Over {
             termination,
             outcome,
-        } = main.game.status()
+        } = status
     {
         for (claimed, span) in [(written, result_span), (tagged, tag_span(tags::RESULT))] {
             let Some(claimed) = claimed else { continue };

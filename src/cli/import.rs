@@ -12,7 +12,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kabir::db::{BatchStats, Database, GameRecord};
 
 use super::args::VariantArgs;
-use super::input::replay_file;
+use kabir::notation::game::RawGame;
+use kabir::replay::Replay;
+
+use super::input::replay_file_with;
 use super::validate::write_tables;
 
 /// Import game files into a database (SQLite, one file).
@@ -73,19 +76,18 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
     let db = Database::create_or_open(&args.db)
         .with_context(|| format!("cannot open the database {}", args.db.display()))?;
-    // One writer thread commits a batch while the main thread reads and replays the next one;
-    // the channel holds none, so at most two batches are in memory, whatever the input's size.
+    // Three stages run side by side: the worker threads read and replay games and make their
+    // records; a database thread derives each batch's index entries while its own writer
+    // commits the batch before (`Importer::import_all`); this thread hands the batches on. The
+    // channel holds none, so a few batches are in memory at most, whatever the input's size.
     let (batches, to_writer) = std::sync::mpsc::sync_channel::<Vec<GameRecord>>(0);
     let (stats_out, stats_in) = std::sync::mpsc::channel::<BatchStats>();
     let writer = std::thread::spawn(move || -> Result<()> {
         let mut db = db;
         let mut importer = db.importer()?;
-        for batch in to_writer {
-            let stats = importer.import_batch(batch)?;
-            if stats_out.send(stats).is_err() {
-                break;
-            }
-        }
+        importer.import_all(to_writer, |stats| {
+            let _ = stats_out.send(stats.clone());
+        })?;
         Ok(())
     });
     let mut rejects: Option<BufWriter<File>> = None;
@@ -129,31 +131,25 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     };
     for path in &args.files {
         totals.files += 1;
-        replay_file(path, &registry, |raw, r| {
+        // Records (with their canonical text) are made on the worker threads.
+        let work = |raw: &RawGame, r: Replay| {
+            let record = GameRecord::from_replay(&r, raw);
+            (r, record)
+        };
+        replay_file_with(path, &registry, work, |raw, (r, record)| {
+            let (raw, r) = (&raw, &r);
             totals.read += 1;
             // `Some(why)` for a game that is not stored: invalid, or valid but refused by the
             // database (`why` says why), so that it is reported and kept with the rejects.
-            let refused = match (&r.variant, &r.game) {
-                (Some(variant), Some(game)) if r.is_valid() => {
-                    let tags = r.canonical_tags(raw);
-                    let pgn = r.write_canonical_with(raw, &tags);
-                    let record = GameRecord {
-                        variant: variant.clone(),
-                        start: game.start().clone(),
-                        moves: game.moves().to_vec(),
-                        tags,
-                        result: kabir::replay::Replay::claimed_result(raw),
-                        pgn,
-                    };
-                    match record.check() {
-                        Ok(()) => {
-                            batch.push(record);
-                            None
-                        }
-                        Err(e) => Some(Some(e)),
+            let refused = match record {
+                Some(record) => match record.check() {
+                    Ok(()) => {
+                        batch.push(record);
+                        None
                     }
-                }
-                _ => Some(None),
+                    Err(e) => Some(Some(e)),
+                },
+                None => Some(None),
             };
             match refused {
                 None => {}

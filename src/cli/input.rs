@@ -44,14 +44,31 @@ pub fn replay_file(
     registry: &Registry,
     mut each: impl FnMut(&RawGame, &Replay) -> Result<()>,
 ) -> Result<()> {
-    read_parallel(
-        open(path)?,
-        ReaderOptions::default(),
-        |raw| replay(raw, registry),
-        |raw, mut r: Replay| {
+    replay_file_with(
+        path,
+        registry,
+        |_, r| r,
+        |raw, mut r| {
+            // Games are numbered in input order only once they are handed on.
             r.number = raw.number;
             each(&raw, &r)
         },
+    )
+}
+
+/// [`replay_file`] that also runs `work` on each game and its replay on the worker thread
+/// that replayed it, and hands its result to `each`.
+pub fn replay_file_with<T: Send>(
+    path: &str,
+    registry: &Registry,
+    work: impl Fn(&RawGame, Replay) -> T + Sync,
+    each: impl FnMut(RawGame, T) -> Result<()>,
+) -> Result<()> {
+    read_parallel(
+        open(path)?,
+        ReaderOptions::default(),
+        |raw| work(raw, replay(raw, registry)),
+        each,
     )
     .map_err(|e: anyhow::Error| {
         if e.is::<ReadError>() {

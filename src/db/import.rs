@@ -133,10 +133,10 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
         slices.push(head);
         rest = tail;
     }
-    // A stable sort by hash keeps the (game, ply) order of equal hashes.
+    // Equal hashes stay in (game, ply) order.
     slices
         .into_par_iter()
-        .for_each(|s| s.sort_by_key(|p| p.hash));
+        .for_each(|s| s.sort_unstable_by_key(|p| (p.hash, p.game, p.ply)));
     Prepared {
         games,
         entries,

@@ -25,7 +25,7 @@ pub use query::{
     Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,
     StoredGame, VariantStats,
 };
-pub use record::{GameEnd, GameRecord, RecordError, SpecialMoves};
+pub use record::{GameEnd, GameRecord, RecordError, Replayed, SpecialMoves};
 pub use report::{
     EndCount, Group, GroupBy, LengthBucket, Lengths, PlayerStats, Report, ReportQuery, Score,
     SpecialCount, percent,

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use crate::rules::{Move, MoveKind, Position, Status, Termination, Variant};
+use crate::notation::game::RawGame;
+use crate::replay::Replay;
+use crate::rules::{Game, Move, MoveKind, Position, Status, Termination, Variant};
 
 use super::codec::{self, ContentHasher, GameResult};
 
@@ -20,6 +22,78 @@ pub struct GameRecord {
     pub result: String,
     /// The game's canonical text, for export.
     pub pgn: String,
+    /// What replaying the moves gives, when the caller has replayed them already (see
+    /// [`Replayed`]; it must come from the game whose start and moves these are); `None` and
+    /// the importer replays them.
+    pub replayed: Option<Replayed>,
+}
+
+/// The hash of every position of a game and how it ended, taken from a [`Game`] that played
+/// the moves: right by construction, so the importer need not replay them again.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    hashes: Vec<u64>,
+    status: Status,
+}
+
+impl Replayed {
+    /// What `game` says about its positions.
+    pub fn of(game: &Game) -> Replayed {
+        Replayed::with_status(game, game.status())
+    }
+
+    /// [`Replayed::of`] with the game's status already known.
+    pub(crate) fn with_status(game: &Game, status: Status) -> Replayed {
+        Replayed {
+            hashes: game.hashes().collect(),
+            status,
+        }
+    }
+}
+
+impl GameRecord {
+    /// The record of a replayed game, if it is valid: tags in canonical order, the canonical
+    /// text, and the positions the replay went through, so that the importer need not replay
+    /// the moves again.
+    pub fn from_replay(replay: &Replay, raw: &RawGame) -> Option<GameRecord> {
+        let (Some(variant), Some(game)) = (&replay.variant, &replay.game) else {
+            return None;
+        };
+        if !replay.is_valid() {
+            return None;
+        }
+        let tags = replay.canonical_tags(raw);
+        let pgn = replay.write_canonical_with(raw, &tags);
+        let status = replay.status().unwrap_or(Status::Ongoing);
+        Some(GameRecord {
+            variant: variant.clone(),
+            start: game.start().clone(),
+            moves: game.moves().to_vec(),
+            tags,
+            result: Replay::claimed_result(raw),
+            pgn,
+            replayed: Some(Replayed::with_status(game, status)),
+        })
+    }
+
+    /// A record of a game played through the rules core, its positions taken from it.
+    pub fn from_game(
+        variant: Arc<Variant>,
+        game: &Game,
+        tags: Vec<(String, String)>,
+        result: String,
+        pgn: String,
+    ) -> GameRecord {
+        GameRecord {
+            variant,
+            start: game.start().clone(),
+            moves: game.moves().to_vec(),
+            tags,
+            result,
+            pgn,
+            replayed: Some(Replayed::of(game)),
+        }
+    }
 }
 
 /// How a stored game ended: by a rule of the game, or otherwise (resignation, agreement, time,
@@ -182,6 +256,7 @@ pub(crate) fn derive(
         tags,
         result,
         pgn,
+        replayed,
     } = record;
     check(&variant, &start, &result, moves.len())?;
     // The start position's own variant from here on: its piece kinds are the ones the moves
@@ -197,13 +272,24 @@ pub(crate) fn derive(
     let pp = variant.rules().pawn_of_pawns.as_ref();
     let mut special = SpecialMoves::default();
     let mut by_kind = vec![0u64; variant.kinds().len()];
-    let mut hashes = Vec::with_capacity(moves.len() + 1);
-    let mut pos = start;
+    // Positions are replayed only when the record does not bring them.
+    let replayed = replayed
+        .filter(|r| r.hashes.len() == moves.len() + 1 && r.hashes.first() == Some(&start.hash()));
+    let mut hashes = Vec::new();
+    let mut pos = if replayed.is_some() {
+        None
+    } else {
+        hashes.reserve(moves.len() + 1);
+        Some(start)
+    };
     for (ply, &m) in moves.iter().enumerate() {
-        if !well_formed(&pos, m) {
-            return Err(RecordError::MalformedMove { ply: ply + 1 });
+        if let Some(pos) = &mut pos {
+            if !well_formed(pos, m) {
+                return Err(RecordError::MalformedMove { ply: ply + 1 });
+            }
+            hashes.push(pos.hash());
+            pos.play_unchecked(m);
         }
-        hashes.push(pos.hash());
         match m.kind {
             MoveKind::Swap => special.swaps += 1,
             MoveKind::Lift => special.lifts += 1,
@@ -223,10 +309,19 @@ pub(crate) fn derive(
                 }
             }
         }
-        pos.play_unchecked(m);
     }
-    hashes.push(pos.hash());
-    let end = GameEnd::of(pos.status());
+    let status = match (pos, replayed) {
+        (Some(pos), _) => {
+            hashes.push(pos.hash());
+            pos.status()
+        }
+        (None, Some(r)) => {
+            hashes = r.hashes;
+            r.status
+        }
+        (None, None) => Status::Ongoing,
+    };
+    let end = GameEnd::of(status);
     if end == GameEnd::CitadelDraw {
         special.citadel_entries = 1;
     }
@@ -281,8 +376,21 @@ mod tests {
                 tags: Vec::new(),
                 result: game.status().outcome().map_or("*", |o| o.as_pgn()).into(),
                 pgn: String::new(),
+                replayed: None,
             };
+            // The record's own positions, or the game's: the same.
+            let given = derive(
+                GameRecord {
+                    replayed: Some(Replayed::of(&game)),
+                    ..record.clone()
+                },
+                None,
+            )
+            .unwrap();
             let d = derive(record, None).unwrap();
+            assert_eq!(given.hashes, d.hashes);
+            assert_eq!(given.end, d.end);
+            assert_eq!(given.special, d.special);
             assert_eq!(d.hashes, game.hashes().collect::<Vec<_>>());
             assert!(d.standard_start);
             assert_eq!(d.plies as usize, game.moves().len());

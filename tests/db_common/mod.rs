@@ -34,6 +34,7 @@ pub fn record_of(game: &Game, variant: &Arc<Variant>, n: u64) -> GameRecord {
         tags,
         result,
         pgn,
+        replayed: None,
     }
 }
 
