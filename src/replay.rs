@@ -6,6 +6,7 @@
 //! the position before it and the legal moves that came close. Variations are replayed from
 //! their own branch points.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -277,12 +278,11 @@ impl Replay {
         let first: Turn = start.map_or((1, Color::White), |p| (p.fullmove_number(), p.turn()));
         let mut lines: Vec<(Turn, Turn, bool)> = vec![(first, first, true)];
         let mut w = LineWriter::default();
+        // One buffer for each token written, instead of a string each.
+        let mut t = String::new();
         for (i, tok) in raw.tokens.iter().enumerate() {
             match tok.kind {
                 TokenKind::Move => {
-                    let Some(sp) = raw.san(tok) else {
-                        continue;
-                    };
                     let Some((text, mark)) = self.canonical_move(i) else {
                         continue;
                     };
@@ -290,14 +290,22 @@ impl Replay {
                         continue;
                     };
                     let (n, side) = *now;
+                    t.clear();
                     if side == Color::White {
-                        w.push(&format!("{n}."));
+                        let _ = write!(t, "{n}.");
                     } else if *fresh {
-                        w.push(&format!("{n}..."));
+                        let _ = write!(t, "{n}...");
                     }
-                    let mut t = text.to_string();
+                    if !t.is_empty() {
+                        w.push(&t);
+                    }
+                    t.clear();
+                    t.push_str(text);
                     t.push_str(mark);
-                    if let Some(g) = sp.glyph {
+                    // Only a move that ends in `!` or `?` has a glyph to read.
+                    if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?'))
+                        && let Some(g) = raw.san(tok).and_then(|sp| sp.glyph)
+                    {
                         t.push_str(g.as_str());
                     }
                     w.push(&t);
