@@ -119,9 +119,10 @@ pub struct Replay {
     pub game: Option<Box<Game>>,
     /// Every problem, errors and warnings, in file order.
     pub problems: Vec<Problem>,
-    /// For each movetext token that resolved to a move, its canonical SAN.
-    canonical: Vec<Option<Canon>>,
-    /// The canonical SAN of every resolved move without check mark, one after another.
+    /// The canonical SAN of each movetext token that resolved to a move, in token order.
+    canonical: Vec<Canon>,
+    /// The canonical SAN, without check mark, of every resolved move not written so, one
+    /// after another.
     canonical_text: String,
     /// Whether the main line was replayed to its end.
     complete: bool,
@@ -142,11 +143,15 @@ fn short(text: &str) -> String {
     }
 }
 
-/// Where the canonical SAN of a resolved move is in `Replay::canonical_text`, and its mark.
+/// The canonical SAN of the move that a movetext token resolved to, and its mark. The text is
+/// the token's own first `len` bytes when it was written canonically (the common case, so
+/// nothing is copied), else `len` bytes of `Replay::canonical_text` from `start`.
 #[derive(Debug, Clone, Copy)]
 struct Canon {
+    token: u32,
     start: u32,
-    end: u32,
+    len: u16,
+    in_token: bool,
     mark: Option<Suffix>,
 }
 
@@ -154,7 +159,8 @@ struct Canon {
 /// the check was no mate. Judging mate at once would cost a search for a legal move.
 #[derive(Debug, Clone, Copy)]
 struct Pending {
-    token: usize,
+    /// Its entry in `Replay::canonical`.
+    canon: usize,
     ply: u32,
     span: Span,
     written: Option<Suffix>,
@@ -204,9 +210,23 @@ impl Replay {
     }
 
     /// The canonical SAN and check mark of the move that movetext token `i` resolved to.
-    fn canonical_move(&self, i: usize) -> Option<(&str, &'static str)> {
-        let c = (*self.canonical.get(i)?)?;
-        let text = self.canonical_text.get(c.start as usize..c.end as usize)?;
+    fn canonical_move<'a>(
+        &'a self,
+        raw: &'a RawGame,
+        i: usize,
+    ) -> Option<(std::borrow::Cow<'a, str>, &'static str)> {
+        let at = self
+            .canonical
+            .binary_search_by_key(&i, |c| c.token as usize)
+            .ok()?;
+        let c = self.canonical.get(at)?;
+        let text = if c.in_token {
+            let token = raw.tokens.get(i)?;
+            String::from_utf8_lossy(raw.bytes(token.span).get(..c.len as usize)?)
+        } else {
+            let start = c.start as usize;
+            std::borrow::Cow::Borrowed(self.canonical_text.get(start..start + c.len as usize)?)
+        };
         Some((text, c.mark.map_or("", Suffix::as_str)))
     }
 
@@ -283,7 +303,7 @@ impl Replay {
         for (i, tok) in raw.tokens.iter().enumerate() {
             match tok.kind {
                 TokenKind::Move => {
-                    let Some((text, mark)) = self.canonical_move(i) else {
+                    let Some((text, mark)) = self.canonical_move(raw, i) else {
                         continue;
                     };
                     let Some((before, now, fresh)) = lines.last_mut() else {
@@ -300,7 +320,7 @@ impl Replay {
                         w.push(&t);
                     }
                     t.clear();
-                    t.push_str(text);
+                    t.push_str(&text);
                     t.push_str(mark);
                     // Only a move that ends in `!` or `?` has a glyph to read.
                     if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?'))
@@ -368,9 +388,8 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
         variant: None,
         game: None,
         problems: Vec::new(),
-        canonical: vec![None; raw.tokens.len()],
-        // Most moves take four or five bytes.
-        canonical_text: String::with_capacity(raw.tokens.len() * 5),
+        canonical: Vec::with_capacity(raw.tokens.len()),
+        canonical_text: String::new(),
         complete: false,
         final_status: None,
     };
@@ -499,7 +518,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                     let ply = frame.game.moves().len() as u32;
                     if check {
                         frame.pending = Some(Pending {
-                            token: i,
+                            canon: r.canonical.len(),
                             ply,
                             span: tok.span,
                             written: short.suffix,
@@ -513,13 +532,12 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                             mark_message(Some(w), None),
                         ));
                     }
-                    // The short forms are ASCII, and canonical when they resolve here.
-                    for &b in bytes.get(..short.len).unwrap_or(&[]) {
-                        r.canonical_text.push(char::from(b));
-                    }
-                    r.canonical[i] = Some(Canon {
-                        start: start as u32,
-                        end: r.canonical_text.len() as u32,
+                    // The short forms are canonical when they resolve here.
+                    r.canonical.push(Canon {
+                        token: i as u32,
+                        start: 0,
+                        len: short.len as u16,
+                        in_token: true,
                         mark: None,
                     });
                     continue;
@@ -532,11 +550,16 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                 let (text, problems) = (&mut r.canonical_text, &mut r.problems);
                 match play(frame, &sp, raw, tok.span, text, problems, shortcuts) {
                     Ok(mark) => {
-                        let end = r.canonical_text.len();
-                        r.canonical[i] = u32::try_from(start)
-                            .ok()
-                            .zip(u32::try_from(end).ok())
-                            .map(|(start, end)| Canon { start, end, mark });
+                        let len = r.canonical_text.len() - start;
+                        if let (Ok(start), Ok(len)) = (u32::try_from(start), u16::try_from(len)) {
+                            r.canonical.push(Canon {
+                                token: i as u32,
+                                start,
+                                len,
+                                in_token: false,
+                                mark,
+                            });
+                        }
                     }
                     Err(p) => {
                         r.problems.push(*p);
@@ -933,7 +956,7 @@ fn mark_problem(
 /// mated.
 fn settle(r: &mut Replay, raw: &RawGame, game: &Game, p: Pending, mate: bool) {
     let right = Some(if mate { Suffix::Mate } else { Suffix::Check });
-    if let Some(Some(c)) = r.canonical.get_mut(p.token) {
+    if let Some(c) = r.canonical.get_mut(p.canon) {
         c.mark = right;
     }
     if p.written != right {
