@@ -819,66 +819,123 @@ impl<R: BufRead> Reader<R> {
     fn fast_movetext(
         &mut self,
         game: &mut RawGame,
-        mut i: usize,
+        start: usize,
         at_line_start: &mut bool,
     ) -> (usize, bool) {
-        let mut tokens = false;
+        // Columns are byte distances only on a line known to be ASCII so far.
+        if self.col_unsure {
+            return (start, false);
+        }
+        let Some(mut play_line) = self.lines.last().copied() else {
+            return (start, false);
+        };
         // A token this long is left to the general loop, which reads more input if needed.
         const LONGEST: usize = 32;
-        while let Some(&b) = self.buf.get(i) {
-            if i + LONGEST >= self.buf.len() {
-                break;
+        let buf = &self.buf[..];
+        let end = buf.len().saturating_sub(LONGEST);
+        let base = self.base;
+        // The reader's place, kept in registers here and stored back at the end.
+        let (mut line, mut line_start) = (self.line, self.line_start);
+        let (mut col_offset, mut col) = (self.col_offset, self.col);
+        let mut at_start = *at_line_start;
+        let mut tokens = false;
+        let mut i = start;
+        // The span of `from..to` on the current line, moving the column's reference point.
+        let span = |from: usize, to: usize, line: u32, col_offset: &mut u64, col: &mut u32| {
+            let offset = base + from as u64;
+            *col = col.saturating_add(offset.saturating_sub(*col_offset) as u32);
+            *col_offset = offset;
+            Span {
+                offset,
+                len: (to - from) as u64,
+                line,
+                column: *col,
             }
+        };
+        while i < end {
+            let Some(&b) = buf.get(i) else { break };
             match b {
                 b' ' | b'\t' => i += 1,
                 b'\n' => {
                     i += 1;
-                    self.new_line(i);
-                    *at_line_start = true;
+                    line = line.saturating_add(1);
+                    line_start = base + i as u64;
+                    col_offset = line_start;
+                    col = 1;
+                    at_start = true;
                 }
                 b'1'..=b'9' => {
                     let mut digits = i;
                     let mut number: u32 = 0;
-                    while let Some(&d @ b'0'..=b'9') = self.buf.get(digits) {
+                    while let Some(&d @ b'0'..=b'9') = buf.get(digits) {
                         number = number.wrapping_mul(10).wrapping_add(u32::from(d - b'0'));
                         digits += 1;
                     }
                     // Longer numbers (which may overflow) and results go the general way.
-                    if digits - i > 9 || self.buf.get(digits) != Some(&b'.') {
+                    if digits - i > 9 || buf.get(digits) != Some(&b'.') {
                         break;
                     }
                     let mut stop = digits;
-                    while self.buf.get(stop) == Some(&b'.') {
+                    while buf.get(stop) == Some(&b'.') {
                         stop += 1;
                     }
-                    *at_line_start = false;
+                    let black = stop - digits >= 3;
+                    // A number out of order is reported by the general loop.
+                    let now_black = match play_line.next {
+                        Some((n, b)) if number != n || (black && !b) => break,
+                        Some((_, b)) => b,
+                        None => black,
+                    };
+                    play_line.next = Some((number, now_black));
+                    game.tokens.push(Token {
+                        kind: TokenKind::MoveNumber { number, black },
+                        span: span(i, stop, line, &mut col_offset, &mut col),
+                    });
+                    at_start = false;
                     tokens = true;
-                    self.move_number(game, number, stop - digits >= 3, i, stop, false);
                     i = stop;
                 }
                 b'a'..=b'z' | b'A'..=b'Z' => {
                     let mut stop = i + 1;
-                    while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+                    while buf.get(stop).is_some_and(|&b| is_symbol(b)) {
                         stop += 1;
                     }
-                    if stop >= self.buf.len() {
+                    if stop >= buf.len() {
                         break;
                     }
-                    let text = self.buf.get(i..stop).unwrap_or(&[]);
+                    let text = buf.get(i..stop).unwrap_or(&[]);
                     if super::san::ShortSan::from_ascii(text).is_none()
                         && SanPlus::check(text).is_err()
                     {
                         break;
                     }
-                    *at_line_start = false;
+                    game.tokens.push(Token {
+                        kind: TokenKind::Move,
+                        span: span(i, stop, line, &mut col_offset, &mut col),
+                    });
+                    play_line.before_last = play_line.next;
+                    play_line.next = play_line.next.map(|(n, black)| {
+                        if black {
+                            (n.saturating_add(1), false)
+                        } else {
+                            (n, true)
+                        }
+                    });
+                    at_start = false;
                     tokens = true;
-                    self.push(game, TokenKind::Move, i, stop);
-                    self.took_turn();
                     i = stop;
                 }
                 _ => break,
             }
         }
+        self.line = line;
+        self.line_start = line_start;
+        self.col_offset = col_offset;
+        self.col = col;
+        if let Some(l) = self.lines.last_mut() {
+            *l = play_line;
+        }
+        *at_line_start = at_start;
         (i, tokens)
     }
 
