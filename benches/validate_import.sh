@@ -16,8 +16,10 @@ gen() { # variant games seed file
     [ -s "$DIR/$4" ] || $K generate --variant "$1" --games "$2" --seed "$3" -o "$DIR/$4"
 }
 gen tamerlane 100000 1 t100k.pgn
-gen shatranj 50000 21 s50k.pgn
-for f in t100k.pgn s50k.pgn; do
+gen shatranj 100000 22 s100k.pgn
+for f in t100k.pgn s100k.pgn; do
+    echo "one core, in memory: reading against replaying"
+    cargo bench --quiet --bench replay_file -- "$DIR/$f" 2>/dev/null
     echo "validate $f ($(stat -c %s "$DIR/$f") bytes)"
     $T $K validate -q "$DIR/$f" >/dev/null
     rm -f "$DIR/import.db" "$DIR/import.db-wal" "$DIR/import.db-shm"
