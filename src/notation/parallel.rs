@@ -232,7 +232,7 @@ where
     };
     let (to_workers, blocks) = std::sync::mpsc::channel::<(u64, Block)>();
     let blocks = std::sync::Mutex::new(blocks);
-    let (results_out, results) = std::sync::mpsc::channel::<(u64, BlockGames<T>)>();
+    let (results_out, results) = std::sync::mpsc::channel::<(u64, Result<BlockGames<T>, u64>)>();
     std::thread::scope(|scope| -> Result<(), E> {
         // Dropped when this returns, early or not, so that the workers stop.
         let to_workers = to_workers;
@@ -245,12 +245,15 @@ where
                         Err(_) => return,
                     };
                     let Ok((i, block)) = next else { return };
-                    let (games, open) =
-                        read_all(&block.bytes, block.offset, block.line, options, work);
-                    if results_out
-                        .send((i, BlockGames { block, games, open }))
-                        .is_err()
-                    {
+                    // A bug that panics here must not leave the caller waiting for this block.
+                    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        read_all(&block.bytes, block.offset, block.line, options, work)
+                    }));
+                    let result = match read {
+                        Ok((games, open)) => Ok(BlockGames { block, games, open }),
+                        Err(_) => Err(block.offset),
+                    };
+                    if results_out.send((i, result)).is_err() {
                         return;
                     }
                 }
@@ -259,7 +262,8 @@ where
         drop(results_out);
         let mut sent = 0u64;
         let mut done = 0u64;
-        let mut waiting: std::collections::BTreeMap<u64, BlockGames<T>> = Default::default();
+        let mut waiting: std::collections::BTreeMap<u64, Result<BlockGames<T>, u64>> =
+            Default::default();
         let mut more = true;
         loop {
             while more && sent < done + ahead as u64 {
@@ -285,18 +289,37 @@ where
                         waiting.insert(i, r);
                         continue;
                     }
-                    // A worker panicked; nothing more will come.
                     Err(_) => break,
                 },
             };
-            done += 1;
-            let (mut games, open) = match tail.take() {
-                None => (r.games, r.open),
-                Some((mut bytes, offset, line)) => {
-                    bytes.extend_from_slice(&r.block.bytes);
-                    read_all(&bytes, offset, line, options, &work)
+            let r = match r {
+                Ok(r) => r,
+                Err(offset) => {
+                    return Err(ReadError {
+                        offset,
+                        source: io::Error::other("an internal error stopped reading this part"),
+                    }
+                    .into());
                 }
             };
+            done += 1;
+            let (mut games, open, part) = match tail.take() {
+                None => (
+                    r.games,
+                    r.open,
+                    (r.block.bytes, r.block.offset, r.block.line),
+                ),
+                Some((mut bytes, offset, line)) => {
+                    bytes.extend_from_slice(&r.block.bytes);
+                    let (games, open) = read_all(&bytes, offset, line, options, &work);
+                    (games, open, (bytes, offset, line))
+                }
+            };
+            if games.is_empty() {
+                // Only blank space: it belongs to the source of the next game.
+                tail = Some(part);
+                continue;
+            }
             if !open && let Some((last, _)) = games.last() {
                 // The game ran to the end of the block; its bytes go on with the next one.
                 tail = Some((last.source.clone(), last.source_offset, first_line(last)));
@@ -332,6 +355,27 @@ mod tests {
         assert_eq!(count_lines(b"a\nb\r\nc\rd"), 3);
         assert_eq!(count_lines(b"\r\r\n\n"), 3);
         assert_eq!(count_lines(b""), 0);
+    }
+
+    #[test]
+    fn a_failing_worker_ends_the_reading_with_an_error() {
+        let text = "[A \"1\"]\n\n1. e4 *\n\n".repeat(200);
+        let mut seen = 0;
+        let result = read_parallel_in_blocks(
+            text.as_bytes(),
+            ReaderOptions::default(),
+            64,
+            |raw| {
+                assert!(raw.source_offset < 1000, "a bug in the work");
+            },
+            |_, ()| {
+                seen += 1;
+                Ok::<(), ReadError>(())
+            },
+        );
+        let err = result.expect_err("the failure is reported");
+        assert!(err.to_string().contains("internal error"), "{err}");
+        assert!(seen < 200);
     }
 
     #[test]

@@ -277,11 +277,16 @@ impl Game {
         let table = v.tables.get(class as usize)?;
         let occupied = pos.occupied();
         let mut found = None;
-        for sq in pieces & table.reach(us, q.to) {
+        // Leaps need no look-up per piece: the squares they come from say it all.
+        let (candidates, leaps) = match table.leap_origins(us, q.to, need) {
+            Some(origins) => (pieces & origins, true),
+            None => (pieces & table.reach(us, q.to), false),
+        };
+        for sq in candidates {
             if q.file.is_some_and(|f| g.coords(sq).0 != f) {
                 continue;
             }
-            if table.reaches(us, sq, q.to, need, occupied) {
+            if leaps || table.reaches(us, sq, q.to, need, occupied) {
                 if found.is_some() {
                     return None;
                 }

@@ -423,6 +423,25 @@ impl MoveTable {
             .map(|w| (Square(w.from), self.mask(w), w.mode))
     }
 
+    /// For a class of leaps only: the squares from which a piece of `color` can go to `to` in
+    /// one of the `need` modes, whatever stands between. `None` for a class that can be
+    /// blocked.
+    #[inline]
+    pub fn leap_origins(&self, color: Color, to: Square, need: u8) -> Option<Bitboard> {
+        if !self.leaps_only {
+            return None;
+        }
+        let &(moves, captures) = self.leap_reach.get(color.index() * self.nsq + to.index())?;
+        let mut origins = Bitboard::EMPTY;
+        if need & MODE_MOVE != 0 {
+            origins |= moves;
+        }
+        if need & MODE_CAPTURE != 0 {
+            origins |= captures;
+        }
+        Some(origins)
+    }
+
     /// Whether a piece of this class and `color` on `from` can go to `to` in one of the
     /// `need` modes (`MODE_MOVE`, `MODE_CAPTURE`), given the occupied squares. One table
     /// look-up when the square has one way from each origin (nearly always).
