@@ -213,20 +213,19 @@ impl Replay {
     fn canonical_move<'a>(
         &'a self,
         raw: &'a RawGame,
-        i: usize,
-    ) -> Option<(std::borrow::Cow<'a, str>, &'static str)> {
-        let at = self
-            .canonical
-            .binary_search_by_key(&i, |c| c.token as usize)
-            .ok()?;
-        let c = self.canonical.get(at)?;
-        let text = if c.in_token {
-            let token = raw.tokens.get(i)?;
-            String::from_utf8_lossy(raw.bytes(token.span).get(..c.len as usize)?)
+        c: &Canon,
+    ) -> Option<(&'a str, &'static str)> {
+        let bytes = if c.in_token {
+            let token = raw.tokens.get(c.token as usize)?;
+            raw.bytes(token.span).get(..c.len as usize)?
         } else {
             let start = c.start as usize;
-            std::borrow::Cow::Borrowed(self.canonical_text.get(start..start + c.len as usize)?)
+            self.canonical_text
+                .as_bytes()
+                .get(start..start + c.len as usize)?
         };
+        // Canonical SAN is ASCII.
+        let text = std::str::from_utf8(bytes).ok()?;
         Some((text, c.mark.map_or("", Suffix::as_str)))
     }
 
@@ -287,7 +286,7 @@ impl Replay {
     /// [`Replay::canonical_tags`], for callers that need them too.
     pub fn write_canonical_with(&self, raw: &RawGame, tag_list: &[(String, String)]) -> String {
         let result = Self::claimed_result(raw);
-        let mut out = String::new();
+        let mut out = String::with_capacity(raw.source.len() + 256);
         write_tags(&mut out, tag_list);
         out.push('\n');
 
@@ -297,13 +296,19 @@ impl Replay {
         let start = self.game.as_ref().map(|g| g.start());
         let first: Turn = start.map_or((1, Color::White), |p| (p.fullmove_number(), p.turn()));
         let mut lines: Vec<(Turn, Turn, bool)> = vec![(first, first, true)];
-        let mut w = LineWriter::default();
+        let mut w = LineWriter::with_capacity(raw.source.len());
         // One buffer for each token written, instead of a string each.
         let mut t = String::new();
+        // The moves' canonical SAN come in token order.
+        let mut canonical = self.canonical.iter().peekable();
         for (i, tok) in raw.tokens.iter().enumerate() {
             match tok.kind {
                 TokenKind::Move => {
-                    let Some((text, mark)) = self.canonical_move(raw, i) else {
+                    while canonical.next_if(|c| (c.token as usize) < i).is_some() {}
+                    let Some(c) = canonical.next_if(|c| c.token as usize == i) else {
+                        continue;
+                    };
+                    let Some((text, mark)) = self.canonical_move(raw, c) else {
                         continue;
                     };
                     let Some((before, now, fresh)) = lines.last_mut() else {
@@ -320,7 +325,7 @@ impl Replay {
                         w.push(&t);
                     }
                     t.clear();
-                    t.push_str(&text);
+                    t.push_str(text);
                     t.push_str(mark);
                     // Only a move that ends in `!` or `?` has a glyph to read.
                     if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?'))

@@ -150,6 +150,15 @@ pub struct LineWriter {
 }
 
 impl LineWriter {
+    /// A writer with room for about `bytes` of text.
+    pub fn with_capacity(bytes: usize) -> LineWriter {
+        LineWriter {
+            text: String::with_capacity(bytes),
+            line: String::with_capacity(96),
+            glue: false,
+        }
+    }
+
     /// Adds a token, separated by a space (none after `(` or before `)`).
     pub fn push(&mut self, token: &str) {
         let glue = self.glue || token == ")";
