@@ -8,7 +8,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::rules::{Position, Variant};
 
-use super::codec::{GameResult, Posting, to_sql};
+use super::codec::{Posting, to_sql};
 use super::database::Database;
 use super::error::DbError;
 use super::index::{self, SegmentWriter};
@@ -45,13 +45,22 @@ impl BatchStats {
     }
 }
 
+/// An index entry while a batch is sorted: 16 bytes, so that sorting moves little.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    hash: u64,
+    game: u32,
+    ply: u16,
+}
+
 /// A batch after derivation: ready for the writer.
 pub(crate) struct Prepared {
     games: Vec<Result<Derived, RecordError>>,
-    /// Index entries with the batch-local game number in `game`, grouped by (variant number,
-    /// bucket) and sorted by hash within each group; entries of one hash stay in (game, ply)
+    /// Index entries (hash, batch-local game number, ply; the rest of each posting comes from
+    /// the game when it is written), grouped by (variant number, bucket) and sorted by hash
+    /// within each group; entries of one hash stay in (game, ply)
     /// order.
-    entries: Vec<Posting>,
+    entries: Vec<Entry>,
     /// Where each group starts in `entries` (group `g` is variant `g >> BUCKET_BITS`, bucket
     /// `g & (buckets - 1)`), and the end.
     offsets: Vec<usize>,
@@ -98,36 +107,32 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
         offsets[i] += offsets[i - 1];
     }
     let total = offsets.last().copied().unwrap_or(0);
-    let placeholder = Posting {
-        hash: 0,
-        game: 0,
-        ply: 0,
-        mv: None,
-        result: GameResult::Unknown,
-        standard_start: false,
-        plies: 0,
-    };
-    let mut entries = vec![placeholder; total];
+    let mut entries = vec![
+        Entry {
+            hash: 0,
+            game: 0,
+            ply: 0,
+        };
+        total
+    ];
     let mut next = offsets.clone();
     // Games in order and plies in order: each group is filled in (game, ply) order.
     for (i, (g, &vn)) in games.iter().zip(&numbers).enumerate() {
         let Ok(d) = g else { continue };
         for (ply, &hash) in d.hashes.iter().enumerate() {
             let slot = &mut next[group(vn, hash)];
-            entries[*slot] = Posting {
-                hash,
-                game: i as u32,
-                ply: ply as u16,
-                mv: d.moves.get(ply).copied(),
-                result: d.result,
-                standard_start: d.standard_start,
-                plies: d.plies,
-            };
+            if let Some(e) = entries.get_mut(*slot) {
+                *e = Entry {
+                    hash,
+                    game: i as u32,
+                    ply: ply as u16,
+                };
+            }
             *slot += 1;
         }
     }
-    let mut slices: Vec<&mut [Posting]> = Vec::with_capacity(offsets.len());
-    let mut rest: &mut [Posting] = &mut entries;
+    let mut slices: Vec<&mut [Entry]> = Vec::with_capacity(offsets.len());
+    let mut rest: &mut [Entry] = &mut entries;
     for w in offsets.windows(2) {
         let (head, tail) = rest.split_at_mut(w[1] - w[0]);
         slices.push(head);
@@ -458,10 +463,23 @@ fn write_batch(
             continue;
         }
         let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
-        for p in prepared.entries.get(from..to).unwrap_or(&[]) {
-            if let Some(id) = ids.get(p.game as usize).copied().flatten() {
-                writer.push(tx, &Posting { game: id, ..*p })?;
-            }
+        for e in prepared.entries.get(from..to).unwrap_or(&[]) {
+            let (Some(id), Some(Ok(d))) = (
+                ids.get(e.game as usize).copied().flatten(),
+                prepared.games.get(e.game as usize),
+            ) else {
+                continue;
+            };
+            let posting = Posting {
+                hash: e.hash,
+                game: id,
+                ply: e.ply,
+                mv: d.moves.get(e.ply as usize).copied(),
+                result: d.result,
+                standard_start: d.standard_start,
+                plies: d.plies,
+            };
+            writer.push(tx, &posting)?;
         }
         stats.positions += writer.postings;
         writer.finish(tx)?;
