@@ -6,7 +6,6 @@
 //! the position before it and the legal moves that came close. Variations are replayed from
 //! their own branch points.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -316,10 +315,9 @@ impl Replay {
                     };
                     let (n, side) = *now;
                     t.clear();
-                    if side == Color::White {
-                        let _ = write!(t, "{n}.");
-                    } else if *fresh {
-                        let _ = write!(t, "{n}...");
+                    if side == Color::White || *fresh {
+                        push_number(&mut t, n);
+                        t.push_str(if side == Color::White { "." } else { "..." });
                     }
                     if !t.is_empty() {
                         w.push(&t);
@@ -371,6 +369,25 @@ impl Replay {
         out.push_str(&w.finish());
         out.push('\n');
         out
+    }
+}
+
+/// Appends a number's decimal digits, without the formatting machinery (a move number per
+/// move adds up).
+fn push_number(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
     }
 }
 

@@ -144,12 +144,14 @@ impl Posting {
     /// Layout (little-endian): hash u64, game u32, ply u16, move (3 bytes), flags u8 (result in
     /// bits 0-1, standard start in bit 2), game length u16.
     pub fn write(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.hash.to_le_bytes());
-        out.extend_from_slice(&self.game.to_le_bytes());
-        out.extend_from_slice(&self.ply.to_le_bytes());
-        out.extend_from_slice(&self.mv.map_or(NO_MOVE, encode_move));
-        out.push(self.result.code() | u8::from(self.standard_start) << 2);
-        out.extend_from_slice(&self.plies.to_le_bytes());
+        let mut b = [0u8; POSTING_BYTES];
+        b[0..8].copy_from_slice(&self.hash.to_le_bytes());
+        b[8..12].copy_from_slice(&self.game.to_le_bytes());
+        b[12..14].copy_from_slice(&self.ply.to_le_bytes());
+        b[14..17].copy_from_slice(&self.mv.map_or(NO_MOVE, encode_move));
+        b[17] = self.result.code() | u8::from(self.standard_start) << 2;
+        b[18..20].copy_from_slice(&self.plies.to_le_bytes());
+        out.extend_from_slice(&b);
     }
 
     /// Reads entry `i` of a segment blob.

@@ -72,7 +72,11 @@ pub(crate) struct Prepared {
 pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
     // The start position of the batch's first variant, parsed once (nearly every batch has
     // one variant).
-    let standard = records.first().map(|r| Position::start(&r.variant));
+    let standard = records.first().map(|r| {
+        let p = Position::start(&r.variant);
+        let fen = p.to_fen();
+        (p, fen)
+    });
     let games: Vec<Result<Derived, RecordError>> = records
         .into_par_iter()
         .map(|r| record::derive(r, standard.as_ref()))

@@ -244,10 +244,10 @@ fn check(
 }
 
 /// Replays a record and derives everything stored about it. `standard` is the variant's start
-/// position, if the caller has it at hand.
+/// position and its position string, if the caller has them at hand.
 pub(crate) fn derive(
     record: GameRecord,
-    standard: Option<&Position>,
+    standard: Option<&(Position, String)>,
 ) -> Result<Derived, RecordError> {
     let GameRecord {
         variant,
@@ -264,11 +264,24 @@ pub(crate) fn derive(
     let variant = start.variant().clone();
     let result = GameResult::parse(&result).ok_or(RecordError::BadResult(result))?;
     let plies = u16::try_from(moves.len()).map_err(|_| RecordError::TooLong(moves.len()))?;
-    let standard_start = match standard {
-        Some(p) if p.variant().id() == variant.id() => start == *p,
-        _ => start == Position::start(&variant),
+    let (standard_start, start_fen) = match standard {
+        Some((p, fen)) if p.variant().id() == variant.id() => {
+            let standard = start == *p;
+            // Equal positions may differ in their move counters, which the string holds.
+            let same_text = standard
+                && start.halfmove_clock() == p.halfmove_clock()
+                && start.fullmove_number() == p.fullmove_number();
+            (
+                standard,
+                if same_text {
+                    fen.clone()
+                } else {
+                    start.to_fen()
+                },
+            )
+        }
+        _ => (start == Position::start(&variant), start.to_fen()),
     };
-    let start_fen = start.to_fen();
     let pp = variant.rules().pawn_of_pawns.as_ref();
     let mut special = SpecialMoves::default();
     let mut by_kind = vec![0u64; variant.kinds().len()];

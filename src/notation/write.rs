@@ -144,7 +144,8 @@ pub fn write_tags(out: &mut String, tags: &[(String, String)]) {
 #[derive(Default)]
 pub struct LineWriter {
     text: String,
-    line: String,
+    /// Bytes on the current line so far.
+    line: usize,
     /// The next token follows the last one without a space (after `(`).
     glue: bool,
 }
@@ -154,7 +155,7 @@ impl LineWriter {
     pub fn with_capacity(bytes: usize) -> LineWriter {
         LineWriter {
             text: String::with_capacity(bytes),
-            line: String::with_capacity(96),
+            line: 0,
             glue: false,
         }
     }
@@ -163,15 +164,16 @@ impl LineWriter {
     pub fn push(&mut self, token: &str) {
         let glue = self.glue || token == ")";
         self.glue = token == "(";
-        if !self.line.is_empty() && self.line.len() + usize::from(!glue) + token.len() > 79 {
-            self.text.push_str(&self.line);
+        if self.line > 0 && self.line + usize::from(!glue) + token.len() > 79 {
             self.text.push('\n');
-            self.line.clear();
+            self.line = 0;
         }
-        if !self.line.is_empty() && !glue {
-            self.line.push(' ');
+        if self.line > 0 && !glue {
+            self.text.push(' ');
+            self.line += 1;
         }
-        self.line.push_str(token);
+        self.text.push_str(token);
+        self.line += token.len();
     }
 
     /// Adds a comment `{...}`, its words wrapped like tokens and its white space folded.
@@ -191,7 +193,6 @@ impl LineWriter {
     }
 
     pub fn finish(mut self) -> String {
-        self.text.push_str(&self.line);
         self.text.push('\n');
         self.text
     }
