@@ -134,6 +134,49 @@ pub struct Posting {
 /// Bytes per index entry.
 pub const POSTING_BYTES: usize = 20;
 
+/// What every index entry of one game holds about the game, ready to encode.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GameFields {
+    game: [u8; 4],
+    flags: u8,
+    plies: [u8; 2],
+}
+
+impl GameFields {
+    pub(crate) fn new(game: u32, result: GameResult, standard_start: bool, plies: u16) -> Self {
+        GameFields {
+            game: game.to_le_bytes(),
+            flags: result.code() | u8::from(standard_start) << 2,
+            plies: plies.to_le_bytes(),
+        }
+    }
+
+    /// The entry of the game's position `hash` at `ply`, with the encoded move played from it
+    /// (see [`Posting::write`]).
+    #[inline]
+    pub(crate) fn entry(&self, hash: u64, ply: u16, mv: [u8; 3]) -> [u8; POSTING_BYTES] {
+        let mut b = [0u8; POSTING_BYTES];
+        b[0..8].copy_from_slice(&hash.to_le_bytes());
+        b[8..12].copy_from_slice(&self.game);
+        b[12..14].copy_from_slice(&ply.to_le_bytes());
+        b[14..17].copy_from_slice(&mv);
+        b[17] = self.flags;
+        b[18..20].copy_from_slice(&self.plies);
+        b
+    }
+}
+
+/// The encoded move `ply` of an encoded move list (see [`encode_moves`]), or the mark of no
+/// move after the last.
+#[inline]
+pub(crate) fn move_at(moves_blob: &[u8], ply: u16) -> [u8; MOVE_BYTES] {
+    let at = ply as usize * MOVE_BYTES;
+    match moves_blob.get(at..at + MOVE_BYTES) {
+        Some(&[a, b, c]) => [a, b, c],
+        _ => NO_MOVE,
+    }
+}
+
 impl Posting {
     /// The sort key inside a segment.
     #[inline]
@@ -144,14 +187,12 @@ impl Posting {
     /// Layout (little-endian): hash u64, game u32, ply u16, move (3 bytes), flags u8 (result in
     /// bits 0-1, standard start in bit 2), game length u16.
     pub fn write(&self, out: &mut Vec<u8>) {
-        let mut b = [0u8; POSTING_BYTES];
-        b[0..8].copy_from_slice(&self.hash.to_le_bytes());
-        b[8..12].copy_from_slice(&self.game.to_le_bytes());
-        b[12..14].copy_from_slice(&self.ply.to_le_bytes());
-        b[14..17].copy_from_slice(&self.mv.map_or(NO_MOVE, encode_move));
-        b[17] = self.result.code() | u8::from(self.standard_start) << 2;
-        b[18..20].copy_from_slice(&self.plies.to_le_bytes());
-        out.extend_from_slice(&b);
+        let game = GameFields::new(self.game, self.result, self.standard_start, self.plies);
+        out.extend_from_slice(&game.entry(
+            self.hash,
+            self.ply,
+            self.mv.map_or(NO_MOVE, encode_move),
+        ));
     }
 
     /// Reads entry `i` of a segment blob.

@@ -8,7 +8,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::rules::{Position, Variant};
 
-use super::codec::{Posting, to_sql};
+use super::codec::{GameFields, move_at, to_sql};
 use super::database::Database;
 use super::error::DbError;
 use super::index::{self, SegmentWriter};
@@ -467,23 +467,41 @@ fn write_batch(
             continue;
         }
         let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
-        for e in prepared.entries.get(from..to).unwrap_or(&[]) {
-            let (Some(id), Some(Ok(d))) = (
-                ids.get(e.game as usize).copied().flatten(),
-                prepared.games.get(e.game as usize),
+        // Each bucket's entries are encoded into one blob in a tight loop: what they hold of
+        // their game is looked up once per game.
+        let fields: Vec<Option<(GameFields, &[u8])>> = prepared
+            .games
+            .iter()
+            .zip(&ids)
+            .map(|(g, id)| match (g, id) {
+                (Ok(d), Some(id)) => Some((
+                    GameFields::new(*id, d.result, d.standard_start, d.plies),
+                    d.moves_blob.as_slice(),
+                )),
+                _ => None,
+            })
+            .collect();
+        let mut blob = Vec::new();
+        for b in 0..buckets {
+            let (Some(&start), Some(&end)) = (
+                prepared.offsets.get(vn * buckets + b),
+                prepared.offsets.get(vn * buckets + b + 1),
             ) else {
                 continue;
             };
-            let posting = Posting {
-                hash: e.hash,
-                game: id,
-                ply: e.ply,
-                mv: d.moves.get(e.ply as usize).copied(),
-                result: d.result,
-                standard_start: d.standard_start,
-                plies: d.plies,
-            };
-            writer.push(tx, &posting)?;
+            blob.clear();
+            let mut count = 0;
+            for e in prepared
+                .entries
+                .get(start.max(from)..end.min(to))
+                .unwrap_or(&[])
+            {
+                if let Some(Some((game, moves))) = fields.get(e.game as usize) {
+                    blob.extend_from_slice(&game.entry(e.hash, e.ply, move_at(moves, e.ply)));
+                    count += 1;
+                }
+            }
+            writer.push_bucket(tx, b as i64, &blob, count)?;
         }
         stats.positions += writer.postings;
         writer.finish(tx)?;

@@ -74,6 +74,27 @@ impl SegmentWriter {
         Ok(())
     }
 
+    /// Writes the entries of one whole bucket, already encoded (`count` of them), after the
+    /// bucket pushed before; buckets must come in order.
+    pub(crate) fn push_bucket(
+        &mut self,
+        tx: &Transaction<'_>,
+        bucket: i64,
+        entries: &[u8],
+        count: u64,
+    ) -> rusqlite::Result<()> {
+        self.flush(tx)?;
+        self.bucket = None;
+        if !entries.is_empty() {
+            tx.prepare_cached(
+                "INSERT INTO posting (variant, bucket, segment, entries) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![self.variant, bucket, self.segment, entries])?;
+        }
+        self.postings += count;
+        Ok(())
+    }
+
     /// Writes the last bucket and the segment's entry count.
     pub(crate) fn finish(mut self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
         self.flush(tx)?;

@@ -184,7 +184,6 @@ pub(crate) struct Derived {
     pub variant: Arc<Variant>,
     pub start_fen: String,
     pub standard_start: bool,
-    pub moves: Vec<Move>,
     pub moves_blob: Vec<u8>,
     /// The hash of (variant id, start position string, moves): duplicates share it.
     pub content: u64,
@@ -350,7 +349,6 @@ pub(crate) fn derive(
         variant,
         start_fen,
         standard_start,
-        moves,
         moves_blob,
         content,
         result,
