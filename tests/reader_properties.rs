@@ -79,15 +79,20 @@ fn same_in_pieces(input: &[u8], whole: &[RawGame]) {
     let trickled: Vec<RawGame> = Reader::new(Trickle(input))
         .collect::<Result<_, _>>()
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(trickled.len(), whole.len());
-    for (a, b) in trickled.iter().zip(whole) {
-        assert_eq!(a.number, b.number);
-        assert_eq!(a.start, b.start);
-        assert_eq!(a.source_offset, b.source_offset);
-        assert_eq!(a.source, b.source);
-        assert_eq!(a.tags, b.tags);
-        assert_eq!(a.tokens, b.tokens);
-        assert_eq!(a.diagnostics, b.diagnostics);
+    assert_same_games(&trickled, whole, "read a byte at a time");
+}
+
+/// Two readings gave the same games, field by field.
+fn assert_same_games(games: &[RawGame], whole: &[RawGame], how: &str) {
+    assert_eq!(games.len(), whole.len(), "{how}");
+    for (a, b) in games.iter().zip(whole) {
+        assert_eq!(a.number, b.number, "{how}");
+        assert_eq!(a.start, b.start, "{how}");
+        assert_eq!(a.source_offset, b.source_offset, "{how}");
+        assert_eq!(a.source, b.source, "{how}");
+        assert_eq!(a.tags, b.tags, "{how}");
+        assert_eq!(a.tokens, b.tokens, "{how}");
+        assert_eq!(a.diagnostics, b.diagnostics, "{how}");
     }
 }
 
@@ -107,16 +112,7 @@ fn same_in_parallel(input: &[u8], whole: &[RawGame], block: usize) {
         },
     )
     .unwrap();
-    assert_eq!(games.len(), whole.len(), "block {block}");
-    for (a, b) in games.iter().zip(whole) {
-        assert_eq!(a.number, b.number);
-        assert_eq!(a.start, b.start);
-        assert_eq!(a.source_offset, b.source_offset);
-        assert_eq!(a.source, b.source);
-        assert_eq!(a.tags, b.tags);
-        assert_eq!(a.tokens, b.tokens);
-        assert_eq!(a.diagnostics, b.diagnostics);
-    }
+    assert_same_games(&games, whole, &format!("in blocks of {block}"));
 }
 
 /// Text made mostly of the characters that matter to the reader.

@@ -72,6 +72,19 @@ impl Line {
             column: 0,
         },
     };
+
+    /// A move was read in this line of play: the next move number follows.
+    #[inline]
+    fn took_turn(&mut self) {
+        self.before_last = self.next;
+        self.next = self.next.map(|(n, black)| {
+            if black {
+                (n.saturating_add(1), false)
+            } else {
+                (n, true)
+            }
+        });
+    }
 }
 
 /// The most bytes taken from the input at a time.
@@ -739,7 +752,9 @@ impl<R: BufRead> Reader<R> {
                     }
                     // A bad move still takes its turn, so that the move numbers after it
                     // are not reported too.
-                    self.took_turn();
+                    if let Some(line) = self.lines.last_mut() {
+                        line.took_turn();
+                    }
                     i = stop;
                 }
                 _ => {
@@ -793,21 +808,6 @@ impl<R: BufRead> Reader<R> {
         self.check_result_tag(game);
         self.consume(end);
         Ok(true)
-    }
-
-    /// A move was read in the current line of play: the next move number follows.
-    #[inline]
-    fn took_turn(&mut self) {
-        if let Some(line) = self.lines.last_mut() {
-            line.before_last = line.next;
-            line.next = line.next.map(|(n, black)| {
-                if black {
-                    (n.saturating_add(1), false)
-                } else {
-                    (n, true)
-                }
-            });
-        }
     }
 
     /// The common movetext, read in one tight loop: blanks, `\n` line ends, move numbers
@@ -913,14 +913,7 @@ impl<R: BufRead> Reader<R> {
                         kind: TokenKind::Move,
                         span: span(i, stop, line, &mut col_offset, &mut col),
                     });
-                    play_line.before_last = play_line.next;
-                    play_line.next = play_line.next.map(|(n, black)| {
-                        if black {
-                            (n.saturating_add(1), false)
-                        } else {
-                            (n, true)
-                        }
-                    });
+                    play_line.took_turn();
                     at_start = false;
                     tokens = true;
                     i = stop;
