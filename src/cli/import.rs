@@ -71,6 +71,15 @@ impl Totals {
     }
 }
 
+/// What the worker threads make of a game read.
+enum Read {
+    /// A valid game's record, ready to store.
+    Stored(GameRecord),
+    /// A game not to store (invalid, or with the reason the database refuses it), with what
+    /// it takes to report it and keep it with the rejects.
+    Refused(Box<(RawGame, Replay)>, Option<kabir::db::RecordError>),
+}
+
 /// Imports; returns whether every game read was valid.
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
@@ -131,67 +140,63 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     };
     for path in &args.files {
         totals.files += 1;
-        // Records (with their canonical text) are made on the worker threads.
-        let work = |raw: &RawGame, r: Replay| {
-            let record = GameRecord::from_replay(&r, raw);
-            (r, record)
+        // Records (with their canonical text) are made on the worker threads, and a valid
+        // game's text and replay are dropped there.
+        let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(&r, &raw) {
+            Some(record) => match record.check() {
+                Ok(()) => Read::Stored(record),
+                Err(e) => Read::Refused(Box::new((raw, r)), Some(e)),
+            },
+            None => Read::Refused(Box::new((raw, r)), None),
         };
-        replay_file_with(path, &registry, work, |raw, (r, record)| {
-            let (raw, r) = (&raw, &r);
+        replay_file_with(path, &registry, work, |number, read| {
             totals.read += 1;
-            // `Some(why)` for a game that is not stored: invalid, or valid but refused by the
-            // database (`why` says why), so that it is reported and kept with the rejects.
-            let refused = match record {
-                Some(record) => match record.check() {
-                    Ok(()) => {
-                        batch.push(record);
-                        None
+            // A game that is not stored: invalid (`why` is `None`), or valid but refused by
+            // the database (`why` says why), so that it is reported and kept with the rejects.
+            let (game, why) = match read {
+                Read::Stored(record) => {
+                    batch.push(record);
+                    if batch.len() as u64 >= args.batch {
+                        flush(&mut batch, &mut totals)?;
                     }
-                    Err(e) => Some(Some(e)),
-                },
-                None => Some(None),
+                    return Ok(());
+                }
+                Read::Refused(game, why) => (game, why),
             };
-            match refused {
-                None => {}
-                Some(why) => {
-                    totals.rejected += 1;
-                    if !args.quiet {
-                        let stderr = std::io::stderr();
-                        let mut err = stderr.lock();
-                        let write = |err: &mut dyn Write| -> Result<()> {
-                            match &why {
-                                Some(e) => writeln!(
-                                    err,
-                                    "kabir import: {path}:{}: game {} not stored: {e}",
-                                    raw.start.line, raw.number
-                                )?,
-                                None => write_tables(err, path, raw, r)?,
-                            }
-                            Ok(())
-                        };
-                        match &progress {
-                            Some(bar) => bar.suspend(|| write(&mut err))?,
-                            None => write(&mut err)?,
-                        }
+            let (mut raw, r) = *game;
+            raw.number = number;
+            totals.rejected += 1;
+            if !args.quiet {
+                let stderr = std::io::stderr();
+                let mut err = stderr.lock();
+                let write = |err: &mut dyn Write| -> Result<()> {
+                    match &why {
+                        Some(e) => writeln!(
+                            err,
+                            "kabir import: {path}:{}: game {} not stored: {e}",
+                            raw.start.line, raw.number
+                        )?,
+                        None => write_tables(err, path, &raw, &r)?,
                     }
-                    if let Some(rejects_path) = &args.rejects {
-                        if rejects.is_none() {
-                            rejects =
-                                Some(BufWriter::new(File::create(rejects_path).with_context(
-                                    || format!("cannot create {}", rejects_path.display()),
-                                )?));
-                        }
-                        if let Some(f) = rejects.as_mut() {
-                            f.write_all(&raw.source)?;
-                            if !raw.source.ends_with(b"\n") {
-                                f.write_all(b"\n")?;
-                            }
-                        }
-                    }
+                    Ok(())
+                };
+                match &progress {
+                    Some(bar) => bar.suspend(|| write(&mut err))?,
+                    None => write(&mut err)?,
                 }
             }
-            if batch.len() as u64 >= args.batch {
-                flush(&mut batch, &mut totals)?;
+            if let Some(rejects_path) = &args.rejects {
+                if rejects.is_none() {
+                    rejects = Some(BufWriter::new(File::create(rejects_path).with_context(
+                        || format!("cannot create {}", rejects_path.display()),
+                    )?));
+                }
+                if let Some(f) = rejects.as_mut() {
+                    f.write_all(&raw.source)?;
+                    if !raw.source.ends_with(b"\n") {
+                        f.write_all(b"\n")?;
+                    }
+                }
             }
             Ok(())
         })?;

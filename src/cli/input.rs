@@ -47,27 +47,32 @@ pub fn replay_file(
     replay_file_with(
         path,
         registry,
-        |_, r| r,
-        |raw, mut r| {
+        |raw, r| (raw, r),
+        |number, (mut raw, mut r)| {
             // Games are numbered in input order only once they are handed on.
-            r.number = raw.number;
+            raw.number = number;
+            r.number = number;
             each(&raw, &r)
         },
     )
 }
 
-/// [`replay_file`] that also runs `work` on each game and its replay on the worker thread
-/// that replayed it, and hands its result to `each`.
+/// [`replay_file`] that hands each game and its replay to `work` on the worker thread that
+/// replayed it (which keeps what it needs: what it drops is freed where it was made) and what
+/// `work` gave to `each`, with the game's number.
 pub fn replay_file_with<T: Send>(
     path: &str,
     registry: &Registry,
-    work: impl Fn(&RawGame, Replay) -> T + Sync,
-    each: impl FnMut(RawGame, T) -> Result<()>,
+    work: impl Fn(RawGame, Replay) -> T + Sync,
+    each: impl FnMut(u64, T) -> Result<()>,
 ) -> Result<()> {
     read_parallel(
         open(path)?,
         ReaderOptions::default(),
-        |raw| work(raw, replay(raw, registry)),
+        |raw| {
+            let r = replay(&raw, registry);
+            work(raw, r)
+        },
         each,
     )
     .map_err(|e: anyhow::Error| {

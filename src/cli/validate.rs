@@ -16,7 +16,7 @@ use kabir::replay::{Problem, Replay};
 use kabir::rules::Status;
 
 use super::args::VariantArgs;
-use super::input::replay_file;
+use super::input::{replay_file, replay_file_with};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -88,6 +88,27 @@ struct Summary {
     warnings_by_kind: BTreeMap<&'static str, u64>,
 }
 
+impl Summary {
+    /// Counts a game: whether it is valid, and its problems' kinds and whether each is an
+    /// error.
+    fn count(&mut self, valid: bool, problems: impl IntoIterator<Item = (&'static str, bool)>) {
+        self.games += 1;
+        if valid {
+            self.valid += 1;
+        } else {
+            self.invalid += 1;
+        }
+        for (kind, error) in problems {
+            if error {
+                *self.errors_by_kind.entry(kind).or_default() += 1;
+            } else {
+                self.warnings += 1;
+                *self.warnings_by_kind.entry(kind).or_default() += 1;
+            }
+        }
+    }
+}
+
 /// Where rejected games go when only --fix is given.
 fn default_rejects(fix: &std::path::Path) -> PathBuf {
     let stem = fix.file_stem().and_then(|s| s.to_str()).unwrap_or("games");
@@ -123,24 +144,29 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
         w.flush()?;
     }
     let mut summary = Summary::default();
+    // With only the summary to print, each game is reduced to its counts on the worker thread
+    // that replayed it.
+    let counts_only = args.quiet && fixed.is_none() && rejects_path.is_none();
     for path in &args.files {
         summary.files += 1;
+        if counts_only {
+            let work = |_, r: Replay| {
+                let problems: Vec<(&'static str, bool)> = r
+                    .problems
+                    .iter()
+                    .map(|p| (p.kind.as_str(), p.error))
+                    .collect();
+                (r.is_valid(), problems)
+            };
+            replay_file_with(path, &registry, work, |_, (valid, problems)| {
+                summary.count(valid, problems);
+                Ok(())
+            })?;
+            continue;
+        }
         replay_file(path, &registry, |raw, r| {
-            summary.games += 1;
             let valid = r.is_valid();
-            if valid {
-                summary.valid += 1;
-            } else {
-                summary.invalid += 1;
-            }
-            for p in &r.problems {
-                if p.error {
-                    *summary.errors_by_kind.entry(p.kind.as_str()).or_default() += 1;
-                } else {
-                    summary.warnings += 1;
-                    *summary.warnings_by_kind.entry(p.kind.as_str()).or_default() += 1;
-                }
-            }
+            summary.count(valid, r.problems.iter().map(|p| (p.kind.as_str(), p.error)));
             if valid {
                 if let Some(f) = fixed.as_mut() {
                     f.write_all(r.write_canonical(raw).as_bytes())?;

@@ -152,46 +152,73 @@ impl<R: Read> Cutter<R> {
     }
 }
 
-/// The games of one block, worked on.
+/// What the games of one piece of input gave.
 struct BlockGames<T> {
     block: Block,
-    games: Vec<(RawGame, T)>,
-    /// The last game ended where a `[` line would begin a new one (see the module docs).
-    open: bool,
+    /// What `work` gave for each game that certainly ended where it did, in order.
+    games: Vec<T>,
+    /// What must be read again with the next block.
+    tail: Tail,
+}
+
+/// The end of a piece of input whose reading depends on what follows it.
+enum Tail {
+    /// Nothing: its last game ended where a `[` line begins a new one.
+    None,
+    /// Its last game, which ran to the end and might go on (a comment left open, a game of
+    /// tags only): its bytes, where they start, and their line. It was not worked on.
+    Game(Vec<u8>, u64, u32),
+    /// It held no game, only blank space, which belongs to the next game's source.
+    Blank,
 }
 
 /// Reads every game of `bytes` (which start at `offset`, line `line` of the input) and works
-/// on each.
+/// on each, except a last game that may go on in the input after `bytes`.
 fn read_all<T>(
     bytes: &[u8],
     offset: u64,
     line: u32,
     options: ReaderOptions,
-    work: &(impl Fn(&RawGame) -> T + Sync),
-) -> (Vec<(RawGame, T)>, bool) {
+    work: &(impl Fn(RawGame) -> T + Sync),
+) -> (Vec<T>, Tail) {
     let mut reader = Reader::starting_at(bytes, options, offset, line);
     let mut games = Vec::new();
-    // A byte slice cannot fail to read.
+    let mut last: Option<RawGame> = None;
+    // A byte slice cannot fail to read. Each game is worked on once the next one is read,
+    // which says that it ended.
     while let Some(Ok(raw)) = reader.next() {
-        let out = work(&raw);
-        games.push((raw, out));
+        if let Some(done) = last.replace(raw) {
+            games.push(work(done));
+        }
     }
-    (games, reader.ended_open())
+    let tail = match last {
+        None => Tail::Blank,
+        Some(raw) if reader.ended_open() => {
+            games.push(work(raw));
+            Tail::None
+        }
+        Some(raw) => {
+            let line = first_line(&raw);
+            Tail::Game(raw.source, raw.source_offset, line)
+        }
+    };
+    (games, tail)
 }
 
-/// Reads every game of `input` on all cores, calls `work` on each (on the thread that read
-/// it) and then `each` with the game and what `work` gave, in input order, the games numbered
-/// from 1. Gives the games a single [`Reader`] with `options` gives.
+/// Reads every game of `input` on all cores, hands each game to `work` (on the thread that
+/// read it) and then what `work` gave to `each`, in input order, with the game's number (from
+/// 1). The games are those a single [`Reader`] with `options` gives; `work` sees each game's
+/// number within its piece of the input only, so `each` gets the real one.
 ///
 /// The calling thread cuts the input and hands out the results; as many worker threads as
-/// rayon would use read and work. Memory holds a few blocks per worker and their games at a
-/// time, whatever the input's size. Stops at the first error of reading the input or of
-/// `each`.
+/// rayon would use read and work. Memory holds a few blocks per worker and what `work` gave
+/// for their games, whatever the input's size. Stops at the first error of reading the input
+/// or of `each`.
 pub fn read_parallel<R, T, E>(
     input: R,
     options: ReaderOptions,
-    work: impl Fn(&RawGame) -> T + Sync,
-    each: impl FnMut(RawGame, T) -> Result<(), E>,
+    work: impl Fn(RawGame) -> T + Sync,
+    each: impl FnMut(u64, T) -> Result<(), E>,
 ) -> Result<(), E>
 where
     R: Read,
@@ -207,8 +234,8 @@ pub fn read_parallel_in_blocks<R, T, E>(
     input: R,
     options: ReaderOptions,
     block: usize,
-    work: impl Fn(&RawGame) -> T + Sync,
-    mut each: impl FnMut(RawGame, T) -> Result<(), E>,
+    work: impl Fn(RawGame) -> T + Sync,
+    mut each: impl FnMut(u64, T) -> Result<(), E>,
 ) -> Result<(), E>
 where
     R: Read,
@@ -222,11 +249,10 @@ where
     // A last game that ended not at a certain boundary: its bytes, where they start, and
     // their line; it is read again with the next block.
     let mut tail: Option<(Vec<u8>, u64, u32)> = None;
-    let mut emit = |games: Vec<(RawGame, T)>, each: &mut dyn FnMut(RawGame, T) -> Result<(), E>| {
-        for (mut raw, out) in games {
+    let mut emit = |games: Vec<T>, each: &mut dyn FnMut(u64, T) -> Result<(), E>| {
+        for out in games {
             number += 1;
-            raw.number = number;
-            each(raw, out)?;
+            each(number, out)?;
         }
         Ok::<(), E>(())
     };
@@ -250,7 +276,7 @@ where
                         read_all(&block.bytes, block.offset, block.line, options, work)
                     }));
                     let result = match read {
-                        Ok((games, open)) => Ok(BlockGames { block, games, open }),
+                        Ok((games, tail)) => Ok(BlockGames { block, games, tail }),
                         Err(_) => Err(block.offset),
                     };
                     if results_out.send((i, result)).is_err() {
@@ -303,35 +329,33 @@ where
                 }
             };
             done += 1;
-            let (mut games, open, part) = match tail.take() {
+            let (games, end, part) = match tail.take() {
                 None => (
                     r.games,
-                    r.open,
+                    r.tail,
                     (r.block.bytes, r.block.offset, r.block.line),
                 ),
                 Some((mut bytes, offset, line)) => {
                     bytes.extend_from_slice(&r.block.bytes);
-                    let (games, open) = read_all(&bytes, offset, line, options, &work);
-                    (games, open, (bytes, offset, line))
+                    let (games, end) = read_all(&bytes, offset, line, options, &work);
+                    (games, end, (bytes, offset, line))
                 }
             };
-            if games.is_empty() {
-                // Only blank space: it belongs to the source of the next game.
-                tail = Some(part);
-                continue;
-            }
-            if !open && let Some((last, _)) = games.last() {
+            tail = match end {
+                Tail::None => None,
                 // The game ran to the end of the block; its bytes go on with the next one.
-                tail = Some((last.source.clone(), last.source_offset, first_line(last)));
-                games.pop();
-            }
+                Tail::Game(bytes, offset, line) => Some((bytes, offset, line)),
+                // Only blank space: it belongs to the source of the next game.
+                Tail::Blank => Some(part),
+            };
             emit(games, &mut each)?;
         }
         drop(to_workers);
         // The input ended: a game held back ended there.
         if let Some((bytes, offset, line)) = tail.take() {
-            let (games, _) = read_all(&bytes, offset, line, options, &work);
-            emit(games, &mut each)?;
+            let mut reader = Reader::starting_at(&bytes[..], options, offset, line);
+            let games = std::iter::from_fn(|| reader.next().and_then(Result::ok)).map(&work);
+            emit(games.collect(), &mut each)?;
         }
         Ok(())
     })
