@@ -74,7 +74,7 @@ impl Totals {
 /// What the worker threads make of a game read.
 enum Read {
     /// A valid game's record, ready to store.
-    Stored(GameRecord),
+    Stored(Box<GameRecord>),
     /// A game not to store (invalid, or with the reason the database refuses it), with what
     /// it takes to report it and keep it with the rejects.
     Refused(Box<(RawGame, Replay)>, Option<kabir::db::RecordError>),
@@ -144,7 +144,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         // game's text and replay are dropped there.
         let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(&r, &raw) {
             Some(record) => match record.check() {
-                Ok(()) => Read::Stored(record),
+                Ok(()) => Read::Stored(Box::new(record)),
                 Err(e) => Read::Refused(Box::new((raw, r)), Some(e)),
             },
             None => Read::Refused(Box::new((raw, r)), None),
@@ -155,7 +155,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
             // the database (`why` says why), so that it is reported and kept with the rejects.
             let (game, why) = match read {
                 Read::Stored(record) => {
-                    batch.push(record);
+                    batch.push(*record);
                     if batch.len() as u64 >= args.batch {
                         flush(&mut batch, &mut totals)?;
                     }
