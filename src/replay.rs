@@ -209,22 +209,26 @@ impl Replay {
     }
 
     /// The canonical SAN and check mark of the move that movetext token `i` resolved to.
+    /// `source` is the game's text when it is UTF-8 (checked once for the whole game, rather
+    /// than move by move).
     fn canonical_move<'a>(
         &'a self,
         raw: &'a RawGame,
+        source: Option<&'a str>,
         c: &Canon,
     ) -> Option<(&'a str, &'static str)> {
-        let bytes = if c.in_token {
+        let text = if c.in_token {
             let token = raw.tokens.get(c.token as usize)?;
-            raw.bytes(token.span).get(..c.len as usize)?
+            let start = usize::try_from(token.span.offset.checked_sub(raw.source_offset)?).ok()?;
+            let range = start..start + c.len as usize;
+            match source {
+                Some(s) => s.get(range)?,
+                None => std::str::from_utf8(raw.source.get(range)?).ok()?,
+            }
         } else {
             let start = c.start as usize;
-            self.canonical_text
-                .as_bytes()
-                .get(start..start + c.len as usize)?
+            self.canonical_text.get(start..start + c.len as usize)?
         };
-        // Canonical SAN is ASCII.
-        let text = std::str::from_utf8(bytes).ok()?;
         Some((text, c.mark.map_or("", Suffix::as_str)))
     }
 
@@ -300,6 +304,7 @@ impl Replay {
         let mut t = String::new();
         // The moves' canonical SAN come in token order.
         let mut canonical = self.canonical.iter().peekable();
+        let source = std::str::from_utf8(&raw.source).ok();
         for (i, tok) in raw.tokens.iter().enumerate() {
             match tok.kind {
                 TokenKind::Move => {
@@ -307,7 +312,7 @@ impl Replay {
                     let Some(c) = canonical.next_if(|c| c.token as usize == i) else {
                         continue;
                     };
-                    let Some((text, mark)) = self.canonical_move(raw, c) else {
+                    let Some((text, mark)) = self.canonical_move(raw, source, c) else {
                         continue;
                     };
                     let Some((before, now, fresh)) = lines.last_mut() else {
