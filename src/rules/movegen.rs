@@ -27,6 +27,8 @@ impl Position {
             self.piece_moves(from, out);
         }
         match self.pin_lines(us) {
+            // With two or more royal pieces the check rule protects none of them.
+            None if self.royal[us.index()].count() >= 2 => {}
             // Not in check with a single royal: only a move of the royal itself or of a piece
             // standing on a line towards it can expose it.
             Some(lines) => {
@@ -49,14 +51,17 @@ impl Position {
         let us = self.turn;
         let lines = self.pin_lines(us);
         let royal = self.royal[us.index()];
+        // With two or more royal pieces the check rule protects none of them.
+        let unchecked = royal.count() >= 2;
         let mut buf = Vec::with_capacity(64);
         for from in self.by_color[us.index()] & !self.waiting(us) {
             buf.clear();
             self.piece_moves(from, &mut buf);
             for &m in &buf {
-                let safe = lines.is_some_and(|l| {
-                    m.promotion.is_none() && !l.contains(m.from) && !royal.contains(m.from)
-                });
+                let safe = unchecked
+                    || lines.is_some_and(|l| {
+                        m.promotion.is_none() && !l.contains(m.from) && !royal.contains(m.from)
+                    });
                 if safe || self.is_legal_unchecked(m) {
                     return true;
                 }
