@@ -54,7 +54,10 @@ impl Position {
         // With two or more royal pieces the check rule protects none of them.
         let unchecked = royal.count() >= 2;
         let mut buf = Vec::with_capacity(64);
-        for from in self.by_color[us.index()] & !self.waiting(us) {
+        let pieces = self.by_color[us.index()] & !self.waiting(us);
+        // In check most moves are illegal, and a royal piece's are the likeliest escapes: its
+        // moves are tried first.
+        for from in (pieces & royal).into_iter().chain(pieces & !royal) {
             buf.clear();
             self.piece_moves(from, &mut buf);
             for &m in &buf {
