@@ -75,9 +75,13 @@ impl Totals {
 enum Read {
     /// A valid game's record, ready to store.
     Stored(Box<GameRecord>),
-    /// A game not to store (invalid, or with the reason the database refuses it), with what
-    /// it takes to report it and keep it with the rejects.
-    Refused(Box<(RawGame, Replay)>, Option<kabir::db::RecordError>),
+    /// A game not to store, with what it takes to report it and keep it with the rejects:
+    /// invalid (with its replay), or valid with the reason the database refuses it.
+    Refused(
+        Box<RawGame>,
+        Option<Box<Replay>>,
+        Option<kabir::db::RecordError>,
+    ),
 }
 
 /// Imports; returns whether every game read was valid.
@@ -142,18 +146,19 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         totals.files += 1;
         // Records (with their canonical text) are made on the worker threads, and a valid
         // game's text and replay are dropped there.
-        let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(&r, &raw) {
-            Some(record) => match record.check() {
+        let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(r, &raw) {
+            Ok(record) => match record.check() {
                 Ok(()) => Read::Stored(Box::new(record)),
-                Err(e) => Read::Refused(Box::new((raw, r)), Some(e)),
+                // Valid but refused by the database: reported with its text.
+                Err(e) => Read::Refused(Box::new(raw), None, Some(e)),
             },
-            None => Read::Refused(Box::new((raw, r)), None),
+            Err(r) => Read::Refused(Box::new(raw), Some(r), None),
         };
         replay_file_with(path, &registry, work, |number, read| {
             totals.read += 1;
             // A game that is not stored: invalid (`why` is `None`), or valid but refused by
             // the database (`why` says why), so that it is reported and kept with the rejects.
-            let (game, why) = match read {
+            let (mut raw, replay, why) = match read {
                 Read::Stored(record) => {
                     batch.push(*record);
                     if batch.len() as u64 >= args.batch {
@@ -161,22 +166,22 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                     }
                     return Ok(());
                 }
-                Read::Refused(game, why) => (game, why),
+                Read::Refused(raw, replay, why) => (*raw, replay, why),
             };
-            let (mut raw, r) = *game;
             raw.number = number;
             totals.rejected += 1;
             if !args.quiet {
                 let stderr = std::io::stderr();
                 let mut err = stderr.lock();
                 let write = |err: &mut dyn Write| -> Result<()> {
-                    match &why {
-                        Some(e) => writeln!(
+                    match (&why, &replay) {
+                        (Some(e), _) => writeln!(
                             err,
                             "kabir import: {path}:{}: game {} not stored: {e}",
                             raw.start.line, raw.number
                         )?,
-                        None => write_tables(err, path, &raw, &r)?,
+                        (None, Some(r)) => write_tables(err, path, &raw, r)?,
+                        (None, None) => {}
                     }
                     Ok(())
                 };

@@ -39,14 +39,9 @@ pub struct Replayed {
 impl Replayed {
     /// What `game` says about its positions.
     pub fn of(game: &Game) -> Replayed {
-        Replayed::with_status(game, game.status())
-    }
-
-    /// [`Replayed::of`] with the game's status already known.
-    pub(crate) fn with_status(game: &Game, status: Status) -> Replayed {
         Replayed {
             hashes: game.hashes().collect(),
-            status,
+            status: game.status(),
         }
     }
 }
@@ -54,25 +49,31 @@ impl Replayed {
 impl GameRecord {
     /// The record of a replayed game, if it is valid: tags in canonical order, the canonical
     /// text, and the positions the replay went through, so that the importer need not replay
-    /// the moves again.
-    pub fn from_replay(replay: &Replay, raw: &RawGame) -> Option<GameRecord> {
-        let (Some(variant), Some(game)) = (&replay.variant, &replay.game) else {
-            return None;
+    /// the moves again. The replay is taken apart for it; an invalid game's replay is given
+    /// back.
+    pub fn from_replay(replay: Replay, raw: &RawGame) -> Result<GameRecord, Box<Replay>> {
+        let Some(variant) = replay.variant.clone() else {
+            return Err(Box::new(replay));
         };
-        if !replay.is_valid() {
-            return None;
+        if replay.game.is_none() || !replay.is_valid() {
+            return Err(Box::new(replay));
         }
         let tags = replay.canonical_tags(raw);
         let pgn = replay.write_canonical_with(raw, &tags);
         let status = replay.status().unwrap_or(Status::Ongoing);
-        Some(GameRecord {
-            variant: variant.clone(),
-            start: game.start().clone(),
-            moves: game.moves().to_vec(),
+        let mut replay = replay;
+        let Some(game) = replay.game.take() else {
+            return Err(Box::new(replay));
+        };
+        let (start, moves, hashes) = game.into_parts();
+        Ok(GameRecord {
+            variant,
+            start,
+            moves,
             tags,
             result: Replay::claimed_result(raw),
             pgn,
-            replayed: Some(Replayed::with_status(game, status)),
+            replayed: Some(Replayed { hashes, status }),
         })
     }
 

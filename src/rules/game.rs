@@ -17,22 +17,18 @@ pub enum IllegalMove {
     PermanentCheck,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Ply {
-    hash: u64,
-    /// Whether the move that led here gave check.
-    check: bool,
-}
-
 /// A game in progress or finished.
 #[derive(Debug, Clone)]
 pub struct Game {
     start: Position,
     position: Position,
     moves: Vec<Move>,
-    /// One entry per position, the start included.
-    history: Vec<Ply>,
-    /// Beside each entry of `history`, the pieces and side to move (see [`push_key`]), one
+    /// The hash of every position, the start included.
+    hashes: Vec<u64>,
+    /// Beside each entry of `hashes`: whether the move that led there gave check (for the
+    /// start: whether the side to move is in check).
+    checks: Vec<bool>,
+    /// Beside each entry of `hashes`, the pieces and side to move (see [`push_key`]), one
     /// after another, to tell positions apart when hashes collide; kept only under rules that
     /// compare positions (else empty).
     keys: Vec<u8>,
@@ -76,10 +72,7 @@ pub(crate) struct Quick {
 
 impl Game {
     pub fn new(start: Position) -> Game {
-        let first = Ply {
-            hash: start.hash(),
-            check: start.is_check(),
-        };
+        let (hash, check) = (start.hash(), start.is_check());
         let mut keys = Vec::new();
         if Self::tracks(&start) {
             push_key(&mut keys, &start);
@@ -88,7 +81,8 @@ impl Game {
             position: start.clone(),
             start,
             moves: Vec::new(),
-            history: vec![first],
+            hashes: vec![hash],
+            checks: vec![check],
             keys,
             last: None,
         }
@@ -103,7 +97,8 @@ impl Game {
     pub fn with_capacity(start: Position, plies: usize) -> Game {
         let mut g = Game::new(start);
         g.moves.reserve(plies);
-        g.history.reserve(plies);
+        g.hashes.reserve(plies);
+        g.checks.reserve(plies);
         if !g.keys.is_empty() {
             g.keys.reserve(plies * key_len(&g.start));
         }
@@ -139,7 +134,7 @@ impl Game {
         if !after.is_check() {
             return false;
         }
-        let n = self.history.len(); // `after` would be entry n.
+        let n = self.hashes.len(); // `after` would be entry n.
         let hash = after.hash();
         let mut after_key = Vec::new();
         push_key(&mut after_key, &after);
@@ -150,10 +145,10 @@ impl Game {
         while j >= 2 {
             j -= 2;
             // The move leading to entry j+2 must have given check (for j+2 == n, it is `m`).
-            if j + 2 < n && !self.history[j + 2].check {
+            if j + 2 < n && !self.checks[j + 2] {
                 return false;
             }
-            if self.history[j].hash == hash
+            if self.hashes[j] == hash
                 && self.keys.get(j * len..(j + 1) * len) == Some(&after_key[..])
             {
                 return true;
@@ -191,7 +186,7 @@ impl Game {
     ///
     /// Only for variants whose legality needs no history (no permanent-check rule).
     pub fn play_if_legal(&mut self, m: Move) -> bool {
-        let in_check = self.history.last().is_some_and(|p| p.check);
+        let in_check = self.checks.last().copied().unwrap_or(false);
         let undo = self.position.play_unchecked(m);
         if !self.position.mover_safe_after(m, &undo, in_check) {
             self.position.undo(undo);
@@ -210,10 +205,8 @@ impl Game {
     /// Records the move just played on `position`, which gave check or not.
     fn record_checked(&mut self, m: Move, last: Last, check: bool) {
         self.last = Some(last);
-        self.history.push(Ply {
-            hash: self.position.hash(),
-            check,
-        });
+        self.hashes.push(self.position.hash());
+        self.checks.push(check);
         if !self.keys.is_empty() {
             push_key(&mut self.keys, &self.position);
         }
@@ -298,7 +291,7 @@ impl Game {
         let royal_moving = v.royal_kinds >> ((moving.wrapping_sub(1) >> 1) & 63) & 1 != 0;
         let victim_royal =
             target != 0 && v.royal_kinds >> ((target.wrapping_sub(1) >> 1) & 63) & 1 != 0;
-        let in_check = self.history.last().is_some_and(|p| p.check);
+        let in_check = self.checks.last().copied().unwrap_or(false);
         let permanent_check = v.rules().permanent_check == PermanentCheckRule::Illegal;
 
         let undo = self.position.play_plain(from, q.to);
@@ -363,15 +356,15 @@ impl Game {
             return Some("n-move rule");
         }
         if rules.repetition > 0 {
-            let last = self.history.len().checked_sub(1)?;
+            let last = self.hashes.len().checked_sub(1)?;
             let len = key_len(&self.position);
-            let hash = self.history[last].hash;
+            let hash = self.hashes[last];
             let last_key = self.keys.get(last * len..(last + 1) * len);
             let seen = self
-                .history
+                .hashes
                 .iter()
                 .zip(self.keys.chunks(len))
-                .filter(|&(p, k)| p.hash == hash && Some(k) == last_key)
+                .filter(|&(&h, k)| h == hash && Some(k) == last_key)
                 .count();
             if seen as u32 >= rules.repetition {
                 return Some("repetition");
@@ -415,11 +408,17 @@ impl Game {
 
     /// Whether the last move played gave check (attacks an enemy royal piece).
     pub fn last_move_gave_check(&self) -> bool {
-        !self.moves.is_empty() && self.history.last().is_some_and(|p| p.check)
+        !self.moves.is_empty() && self.checks.last().copied().unwrap_or(false)
+    }
+
+    /// The game taken apart: its start position, its moves, and the hash of every position
+    /// (the start included).
+    pub fn into_parts(self) -> (Position, Vec<Move>, Vec<u64>) {
+        (self.start, self.moves, self.hashes)
     }
 
     /// Hashes of every position so far, the start included.
     pub fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
-        self.history.iter().map(|p| p.hash)
+        self.hashes.iter().copied()
     }
 }
