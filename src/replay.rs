@@ -319,24 +319,29 @@ impl Replay {
                         continue;
                     };
                     let (n, side) = *now;
-                    t.clear();
                     if side == Color::White || *fresh {
+                        t.clear();
                         push_number(&mut t, n);
                         t.push_str(if side == Color::White { "." } else { "..." });
-                    }
-                    if !t.is_empty() {
                         w.push(&t);
                     }
-                    t.clear();
-                    t.push_str(text);
-                    t.push_str(mark);
                     // Only a move that ends in `!` or `?` has a glyph to read.
-                    if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?'))
-                        && let Some(g) = raw.san(tok).and_then(|sp| sp.glyph)
-                    {
-                        t.push_str(g.as_str());
+                    let glyph = if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?')) {
+                        raw.san(tok).and_then(|sp| sp.glyph)
+                    } else {
+                        None
+                    };
+                    if mark.is_empty() && glyph.is_none() {
+                        w.push(text);
+                    } else {
+                        t.clear();
+                        t.push_str(text);
+                        t.push_str(mark);
+                        if let Some(g) = glyph {
+                            t.push_str(g.as_str());
+                        }
+                        w.push(&t);
                     }
-                    w.push(&t);
                     *before = *now;
                     *now = if side == Color::White {
                         (n, Color::Black)
