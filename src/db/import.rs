@@ -51,6 +51,9 @@ struct Entry {
     hash: u64,
     game: u32,
     ply: u16,
+    /// The move played from the position, encoded: taken here, while the game's moves are
+    /// read in order, rather than when the entries are written in hash order.
+    mv: [u8; 3],
 }
 
 /// A batch after derivation: ready for the writer.
@@ -116,6 +119,7 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
             hash: 0,
             game: 0,
             ply: 0,
+            mv: [0; 3],
         };
         total
     ];
@@ -130,6 +134,7 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
                     hash,
                     game: i as u32,
                     ply: ply as u16,
+                    mv: move_at(&d.moves_blob, ply as u16),
                 };
             }
             *slot += 1;
@@ -469,15 +474,14 @@ fn write_batch(
         let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
         // Each bucket's entries are encoded into one blob in a tight loop: what they hold of
         // their game is looked up once per game.
-        let fields: Vec<Option<(GameFields, &[u8])>> = prepared
+        let fields: Vec<Option<GameFields>> = prepared
             .games
             .iter()
             .zip(&ids)
             .map(|(g, id)| match (g, id) {
-                (Ok(d), Some(id)) => Some((
-                    GameFields::new(*id, d.result, d.standard_start, d.plies),
-                    d.moves_blob.as_slice(),
-                )),
+                (Ok(d), Some(id)) => {
+                    Some(GameFields::new(*id, d.result, d.standard_start, d.plies))
+                }
                 _ => None,
             })
             .collect();
@@ -496,8 +500,8 @@ fn write_batch(
                 .get(start.max(from)..end.min(to))
                 .unwrap_or(&[])
             {
-                if let Some(Some((game, moves))) = fields.get(e.game as usize) {
-                    blob.extend_from_slice(&game.entry(e.hash, e.ply, move_at(moves, e.ply)));
+                if let Some(Some(game)) = fields.get(e.game as usize) {
+                    blob.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
                     count += 1;
                 }
             }
