@@ -41,7 +41,7 @@ pub struct ImportArgs {
     /// Write the invalid games, exactly as read, to this file.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
-    /// Games per transaction (two batches are in memory at most, so this bounds memory).
+    /// Games per transaction (a few batches are in memory at once, so this bounds memory).
     #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
     /// Do not print invalid games' problems, only the summary.
