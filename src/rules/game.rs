@@ -203,6 +203,9 @@ impl Game {
     }
 
     /// Records the move just played on `position`, which gave check or not.
+    // Inlined so that `last` is written in place: passed through memory, its 16-byte loads
+    // of the caller's narrower stores cannot be forwarded and stall.
+    #[inline(always)]
     fn record_checked(&mut self, m: Move, last: Last, check: bool) {
         self.last = Some(last);
         self.hashes.push(self.position.hash());
