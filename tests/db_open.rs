@@ -220,3 +220,56 @@ fn two_importers_at_once_both_succeed() {
     assert_eq!(db.game_count().unwrap(), 120);
     db.integrity_check().unwrap();
 }
+
+fn journal_mode(db: &Database) -> String {
+    db.connection()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn an_import_alone_with_the_file_writes_through_a_rollback_journal() {
+    let (_dir, path) = temp_db();
+    let mut db = Database::create_or_open(&path).unwrap();
+    let batches: Vec<_> = records("tamerlane", 8, 0..30, 40)
+        .chunks(10)
+        .map(|c| c.to_vec())
+        .collect();
+    // Readers that come during the import see whole batches only.
+    let mut seen = Vec::new();
+    let stats = db
+        .importer()
+        .unwrap()
+        .import_all(batches, |_| {
+            seen.push(Database::open(&path).unwrap().game_count().unwrap());
+        })
+        .unwrap();
+    assert_eq!(stats.imported, 30);
+    assert_eq!(journal_mode(&db), "truncate");
+    assert!(seen.iter().all(|n| n % 10 == 0), "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(Database::open(&path).unwrap().game_count().unwrap(), 30);
+    db.integrity_check().unwrap();
+}
+
+#[test]
+fn an_import_beside_an_open_reader_stays_in_wal_mode() {
+    let (_dir, path) = temp_db();
+    drop(Database::create_or_open(&path).unwrap());
+    let mut db = Database::create_or_open(&path).unwrap();
+    let reader = Database::open(&path).unwrap();
+    let batches: Vec<_> = records("tamerlane", 8, 0..30, 40)
+        .chunks(10)
+        .map(|c| c.to_vec())
+        .collect();
+    let mut seen = Vec::new();
+    db.importer()
+        .unwrap()
+        .import_all(batches, |_| seen.push(reader.game_count().unwrap()))
+        .unwrap();
+    assert_eq!(journal_mode(&db), "wal");
+    assert!(seen.iter().all(|n| n % 10 == 0), "{seen:?}");
+    assert_eq!(reader.game_count().unwrap(), 30);
+    drop(reader);
+    db.integrity_check().unwrap();
+}

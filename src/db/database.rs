@@ -171,6 +171,24 @@ impl Database {
         self.conn.busy_timeout(timeout).map_err(|e| self.err(e))
     }
 
+    /// Switches to a rollback journal when no other connection has the file open (WAL mode
+    /// cannot be left otherwise); returns whether it did. For bulk writing: pages appended to
+    /// the file are written once, where WAL writes every page twice (to the log, then back
+    /// into the file at a checkpoint). Another connection that opens the file later may
+    /// switch it back to WAL between transactions, which SQLite allows: this connection then
+    /// follows.
+    pub(crate) fn enter_rollback_journal(&self) -> bool {
+        let _ = self.conn.busy_timeout(Duration::ZERO);
+        let mode = self
+            .conn
+            .query_row("PRAGMA journal_mode = TRUNCATE", [], |r| {
+                r.get::<_, String>(0)
+            });
+        let _ = self.conn.execute_batch("PRAGMA synchronous = FULL");
+        let _ = self.conn.busy_timeout(Duration::from_millis(self.busy_ms));
+        mode.is_ok_and(|m| m.eq_ignore_ascii_case("truncate"))
+    }
+
     /// Runs SQLite's own consistency check; `Ok(())` when it answers `ok`.
     pub fn integrity_check(&self) -> Result<(), DbError> {
         let answer: String = self

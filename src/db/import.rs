@@ -227,9 +227,17 @@ impl Importer<'_> {
         let mut totals = BatchStats::default();
         let (to_writer, from_main) = std::sync::mpsc::sync_channel::<Prepared>(1);
         let (to_main, results) = std::sync::mpsc::channel::<Result<BatchStats, DbError>>();
-        // Checkpoints (copying the WAL into the database file) run on a connection of their
-        // own, so that the writer goes on with the next batch meanwhile.
-        let checkpointer = rusqlite::Connection::open(&self.db.path).ok();
+        // Alone with the file, write it through a rollback journal: most of an import's pages
+        // are new, and a rollback journal keeps no copy of those. Otherwise (another
+        // connection is open) stay in WAL mode, where checkpoints (copying the WAL into the
+        // database file) run on a connection of their own, so that the writer goes on with
+        // the next batch meanwhile.
+        let rollback = self.db.enter_rollback_journal();
+        let checkpointer = if rollback {
+            None
+        } else {
+            rusqlite::Connection::open(&self.db.path).ok()
+        };
         let (to_checkpointer, commits) = std::sync::mpsc::channel::<()>();
         if checkpointer.is_some() {
             let _ = self.db.conn.execute_batch("PRAGMA wal_autocheckpoint = 0");
