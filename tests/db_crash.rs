@@ -127,3 +127,46 @@ fn a_failed_batch_leaves_nothing_behind() {
     assert_eq!(stats.imported, BATCH);
     assert_eq!(check_consistent(&path), 2 * BATCH);
 }
+
+#[test]
+fn a_read_only_open_rolls_back_a_commit_cut_short() {
+    let (dir, path) = db_common::temp_db();
+    let mut db = Database::create_or_open(&path).unwrap();
+    db.importer().unwrap().import_batch(batch(0)).unwrap();
+    drop(db);
+    // A transaction too large for its page cache writes into the file before it commits, with
+    // the pages' old contents in a finished rollback journal. A copy of the file and journal
+    // taken then is what a crash at that moment leaves behind.
+    let writer = rusqlite::Connection::open(&path).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA journal_mode = TRUNCATE; PRAGMA cache_size = 2;
+             BEGIN; DELETE FROM game_text; DELETE FROM game;",
+        )
+        .unwrap();
+    let crashed = dir.path().join("crashed.db");
+    let journal = |p: &std::path::Path| {
+        let mut s = p.as_os_str().to_owned();
+        s.push("-journal");
+        std::path::PathBuf::from(s)
+    };
+    std::fs::copy(&path, &crashed).unwrap();
+    std::fs::copy(journal(&path), journal(&crashed)).unwrap();
+    writer.execute_batch("ROLLBACK").unwrap();
+    drop(writer);
+    // Without the journal played back, SQLite refuses a read-only connection.
+    let plain =
+        rusqlite::Connection::open_with_flags(&crashed, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    assert!(
+        plain
+            .query_row("SELECT count(*) FROM game", [], |r| r.get::<_, i64>(0))
+            .is_err()
+    );
+    drop(plain);
+    assert_eq!(check_consistent(&crashed), BATCH);
+    assert_eq!(
+        std::fs::metadata(journal(&crashed)).map_or(0, |m| m.len()),
+        0
+    );
+}

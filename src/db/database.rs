@@ -42,6 +42,22 @@ impl Drop for Database {
     }
 }
 
+/// Plays back the rollback journal of a commit that a crash interrupted, as any writing
+/// connection does when it first reads: the file returns to its last committed batch.
+fn roll_back_interrupted(path: &Path) -> Result<(), DbError> {
+    let interrupted = || DbError::Interrupted {
+        path: path.to_path_buf(),
+    };
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|_| interrupted())?;
+    let _ = conn.busy_timeout(DEFAULT_BUSY_TIMEOUT);
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
+        .map_err(|_| interrupted())
+}
+
 fn check_not_directory(path: &Path) -> Result<Option<std::fs::Metadata>, DbError> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Err(DbError::IsDirectory {
@@ -72,7 +88,9 @@ impl Database {
         Ok((db, app, version))
     }
 
-    /// Opens an existing database for queries only. Never creates or changes a file; refuses
+    /// Opens an existing database for queries only. Never creates or changes a file, except to
+    /// finish SQLite's recovery after a crash in the middle of a commit (see
+    /// `docs/DATABASE.md`, "Journal"); refuses
     /// a database whose schema is older or newer than this code's.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
         let path = path.as_ref();
@@ -81,7 +99,13 @@ impl Database {
                 path: path.to_path_buf(),
             });
         }
-        let (db, app, version) = Database::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let (db, app, version) = match Database::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY) {
+            Err(DbError::Interrupted { .. }) => {
+                roll_back_interrupted(path)?;
+                Database::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?
+            }
+            r => r?,
+        };
         if app != APPLICATION_ID {
             return Err(if app == 0 && version == 0 && !db.has_tables()? {
                 DbError::NotADatabase {

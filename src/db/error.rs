@@ -42,6 +42,12 @@ pub enum DbError {
         path.display()
     )]
     Busy { path: PathBuf, waited_ms: u64 },
+    #[error(
+        "{}: a write to the database was interrupted and must be rolled back, which needs \
+         write access to the file and its directory",
+        path.display()
+    )]
+    Interrupted { path: PathBuf },
     #[error("the database was opened read-only")]
     OpenedReadOnly,
     #[error("the database holds more games than game ids allow")]
@@ -63,6 +69,11 @@ impl DbError {
     ) -> DbError {
         use rusqlite::ErrorCode;
         let path = path.to_path_buf();
+        if let rusqlite::Error::SqliteFailure(f, _) = &source
+            && f.extended_code == rusqlite::ffi::SQLITE_READONLY_ROLLBACK
+        {
+            return DbError::Interrupted { path };
+        }
         match source.sqlite_error_code() {
             Some(ErrorCode::NotADatabase) => DbError::NotADatabase { path },
             Some(ErrorCode::DatabaseCorrupt) => DbError::Corrupt {
