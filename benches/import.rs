@@ -61,10 +61,13 @@ fn file_size(path: &Path) -> u64 {
 fn bare_insert(path: &Path, rows: u64) -> Duration {
     let _ = std::fs::remove_file(path);
     let conn = Connection::open(path).expect("open");
-    conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
-        .expect("wal");
+    // An import alone with its file writes through a rollback journal.
+    conn.execute_batch("PRAGMA page_size = 65536")
+        .expect("page size");
+    conn.query_row("PRAGMA journal_mode = TRUNCATE", [], |_| Ok(()))
+        .expect("journal");
     conn.execute_batch(
-        "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;
+        "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536;
          CREATE TABLE position (hash INTEGER, game INTEGER, ply INTEGER, move INTEGER);",
     )
     .expect("schema");
@@ -90,8 +93,9 @@ fn bare_insert(path: &Path, rows: u64) -> Duration {
     let t = start.elapsed();
     drop(conn);
     let _ = std::fs::remove_file(path);
-    let _ = std::fs::remove_file(format!("{}-wal", path.display()));
-    let _ = std::fs::remove_file(format!("{}-shm", path.display()));
+    for companion in ["-journal", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{companion}", path.display()));
+    }
     t
 }
 

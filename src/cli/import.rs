@@ -85,6 +85,9 @@ enum Read {
 }
 
 /// Imports; returns whether every game read was valid.
+/// The most records a batch reserves room for at once (a larger `--batch` grows as it fills).
+const MAX_RESERVED: usize = 20_000;
+
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
     let db = Database::create_or_open(&args.db)
@@ -115,7 +118,10 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     });
     let started = Instant::now();
     let mut totals = Totals::default();
-    let mut batch: Vec<GameRecord> = Vec::new();
+    // Each batch is allocated at its full size once: a record is large (its start position
+    // is kilobytes), and a growing vector would copy them all again at each doubling.
+    let capacity = usize::try_from(args.batch).map_or(MAX_RESERVED, |b| b.min(MAX_RESERVED));
+    let mut batch: Vec<GameRecord> = Vec::with_capacity(capacity);
     let report = |totals: &Totals| {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
         let line = format!(
@@ -132,7 +138,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         }
     };
     let flush = |batch: &mut Vec<GameRecord>, totals: &mut Totals| -> Result<()> {
-        if !batch.is_empty() && batches.send(std::mem::take(batch)).is_err() {
+        let full = std::mem::replace(batch, Vec::with_capacity(capacity));
+        if !full.is_empty() && batches.send(full).is_err() {
             // The writer stopped; its error is reported when it is joined.
             anyhow::bail!("the database writer stopped");
         }
