@@ -22,7 +22,7 @@ for f in t100k.pgn s100k.pgn; do
     cargo bench --quiet --bench replay_file -- "$DIR/$f" 2>/dev/null
     echo "validate $f ($(stat -c %s "$DIR/$f") bytes)"
     $T $K validate -q "$DIR/$f" >/dev/null
-    rm -f "$DIR/import.db" "$DIR/import.db-wal" "$DIR/import.db-shm"
+    rm -f "$DIR/import.db" "$DIR/import.db-wal" "$DIR/import.db-shm" "$DIR/import.db-journal"
     echo "import $f"
     $T $K import --db "$DIR/import.db" -q "$DIR/$f"
     echo "database: $(stat -c %s "$DIR/import.db") bytes"
@@ -30,7 +30,7 @@ done
 if [ "${BIG:-0}" = 1 ]; then
     gen tamerlane 300000 2 t300k.pgn
     cat "$DIR/t100k.pgn" "$DIR/t300k.pgn" >"$DIR/t400k.pgn"
-    rm -f "$DIR/big.db" "$DIR/big.db-wal" "$DIR/big.db-shm"
+    rm -f "$DIR/big.db" "$DIR/big.db-wal" "$DIR/big.db-shm" "$DIR/big.db-journal"
     echo "import t400k.pgn ($(stat -c %s "$DIR/t400k.pgn") bytes)"
     /usr/bin/time -v $K import --db "$DIR/big.db" -q "$DIR/t400k.pgn" 2>&1 |
         grep -E "games read|Elapsed|Maximum resident"
