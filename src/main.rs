@@ -84,14 +84,24 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
-            if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) {
+            if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("kabir: {e:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether the error comes from writing to a pipe whose reader has gone (`kabir ... | head`),
+/// which ends the command quietly rather than failing it. JSON output reaches the pipe through
+/// serde_json, whose error does not give the I/O error as its source.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(BrokenPipe))
+    })
 }
