@@ -94,8 +94,8 @@ fn main() -> ExitCode {
 }
 
 /// Whether the error comes from writing to a pipe whose reader has gone (`kabir ... | head`),
-/// which ends the command quietly rather than failing it. JSON output reaches the pipe through
-/// serde_json, whose error does not give the I/O error as its source.
+/// which ends the command quietly rather than failing it. JSON and CSV output reach the pipe
+/// through serde_json and csv, whose errors do not give the I/O error as their source.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     use std::io::ErrorKind::BrokenPipe;
     e.chain().any(|c| {
@@ -103,5 +103,8 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == BrokenPipe)
             || c.downcast_ref::<serde_json::Error>()
                 .is_some_and(|j| j.io_error_kind() == Some(BrokenPipe))
+            || c.downcast_ref::<csv::Error>().is_some_and(
+                |e| matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == BrokenPipe),
+            )
     })
 }

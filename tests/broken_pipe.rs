@@ -70,3 +70,34 @@ fn generate_stops_quietly() {
     assert!(status.success(), "{status:?} {stderr}");
     assert_eq!(stderr, "");
 }
+
+#[test]
+fn database_commands_stop_quietly_in_every_format() {
+    let (dir, path) = games();
+    let db = dir.path().join("games.db");
+    let status = kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&db)
+        .arg(&path)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for format in ["pgn", "csv", "json"] {
+        let mut cmd = kabir();
+        cmd.args(["export", "--format", format, "--db"]).arg(&db);
+        let (status, stderr) = stop_reading_early(cmd);
+        assert!(status.success(), "export {format}: {status:?} {stderr}");
+        assert_eq!(stderr, "", "export {format}");
+    }
+    for format in ["table", "csv", "json"] {
+        let mut cmd = kabir();
+        cmd.args([
+            "search", "--moves", "", "--limit", "3000", "--format", format, "--db",
+        ])
+        .arg(&db);
+        let (status, stderr) = stop_reading_early(cmd);
+        assert!(status.success(), "search {format}: {status:?} {stderr}");
+        assert_eq!(stderr, "", "search {format}");
+    }
+}
