@@ -273,3 +273,40 @@ fn an_import_beside_an_open_reader_stays_in_wal_mode() {
     drop(reader);
     db.integrity_check().unwrap();
 }
+
+fn synchronous(db: &Database) -> i64 {
+    db.connection()
+        .query_row("PRAGMA synchronous", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn each_journal_keeps_its_own_synchronisation() {
+    let (_dir, path) = temp_db();
+    let batches = || -> Vec<Vec<kabir::db::GameRecord>> {
+        records("shatranj", 3, 0..4, 20)
+            .chunks(2)
+            .map(|c| c.to_vec())
+            .collect()
+    };
+    // Beside a reader: WAL with NORMAL (1), a sync per checkpoint rather than per commit.
+    let mut db = Database::create_or_open(&path).unwrap();
+    let reader = Database::open(&path).unwrap();
+    db.importer()
+        .unwrap()
+        .import_all(batches(), |_| {})
+        .unwrap();
+    assert_eq!((journal_mode(&db).as_str(), synchronous(&db)), ("wal", 1));
+    drop(reader);
+    drop(db);
+    // Alone: a rollback journal with FULL (2), every commit synced.
+    let mut db = Database::create_or_open(&path).unwrap();
+    db.importer()
+        .unwrap()
+        .import_all(batches(), |_| {})
+        .unwrap();
+    assert_eq!(
+        (journal_mode(&db).as_str(), synchronous(&db)),
+        ("truncate", 2)
+    );
+}

@@ -90,8 +90,8 @@ impl Database {
 
     /// Opens an existing database for queries only. Never creates or changes a file, except to
     /// finish SQLite's recovery after a crash in the middle of a commit (see
-    /// `docs/DATABASE.md`, "Journal"); refuses
-    /// a database whose schema is older or newer than this code's.
+    /// `docs/DATABASE.md`, "Journal"); refuses a database whose schema is older or newer than
+    /// this code's.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
         let path = path.as_ref();
         if check_not_directory(path)?.is_none() {
@@ -203,14 +203,16 @@ impl Database {
     /// follows.
     pub(crate) fn enter_rollback_journal(&self) -> bool {
         let _ = self.conn.busy_timeout(Duration::ZERO);
-        let mode = self
+        let switched = self
             .conn
             .query_row("PRAGMA journal_mode = TRUNCATE", [], |r| {
                 r.get::<_, String>(0)
-            });
-        let _ = self.conn.execute_batch("PRAGMA synchronous = FULL");
+            })
+            .is_ok_and(|m| m.eq_ignore_ascii_case("truncate"));
         let _ = self.conn.busy_timeout(Duration::from_millis(self.busy_ms));
-        mode.is_ok_and(|m| m.eq_ignore_ascii_case("truncate"))
+        // A rollback journal needs every commit synced to leave nothing half-written after a
+        // power failure; WAL mode keeps its NORMAL synchronisation (a sync per checkpoint).
+        switched && self.conn.execute_batch("PRAGMA synchronous = FULL").is_ok()
     }
 
     /// Runs SQLite's own consistency check; `Ok(())` when it answers `ok`.
