@@ -9,12 +9,11 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use kabir::db::{BatchStats, Database, GameRecord};
-
-use super::args::VariantArgs;
+use kabir::db::{BatchStats, Database, GameRecord, RecordError};
 use kabir::notation::game::RawGame;
 use kabir::replay::Replay;
 
+use super::args::VariantArgs;
 use super::input::replay_file_with;
 use super::validate::write_tables;
 
@@ -75,19 +74,22 @@ impl Totals {
 enum Read {
     /// A valid game's record, ready to store.
     Stored(Box<GameRecord>),
-    /// A game not to store, with what it takes to report it and keep it with the rejects:
-    /// invalid (with its replay), or valid with the reason the database refuses it.
-    Refused(
-        Box<RawGame>,
-        Option<Box<Replay>>,
-        Option<kabir::db::RecordError>,
-    ),
+    /// A game not to store, reported and kept with the rejects.
+    Rejected(Box<RawGame>, Why),
 }
 
-/// Imports; returns whether every game read was valid.
+/// Why a game is not stored.
+enum Why {
+    /// It is invalid: its replay says how.
+    Invalid(Box<Replay>),
+    /// It is valid, but the database refuses it.
+    Refused(RecordError),
+}
+
 /// The most records a batch reserves room for at once (a larger `--batch` grows as it fills).
 const MAX_RESERVED: usize = 20_000;
 
+/// Imports; returns whether every game read was valid.
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
     let db = Database::create_or_open(&args.db)
@@ -156,16 +158,13 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(r, &raw) {
             Ok(record) => match record.check() {
                 Ok(()) => Read::Stored(Box::new(record)),
-                // Valid but refused by the database: reported with its text.
-                Err(e) => Read::Refused(Box::new(raw), None, Some(e)),
+                Err(e) => Read::Rejected(Box::new(raw), Why::Refused(e)),
             },
-            Err(r) => Read::Refused(Box::new(raw), Some(r), None),
+            Err(r) => Read::Rejected(Box::new(raw), Why::Invalid(r)),
         };
         replay_file_with(path, &registry, work, |number, read| {
             totals.read += 1;
-            // A game that is not stored: invalid (`why` is `None`), or valid but refused by
-            // the database (`why` says why), so that it is reported and kept with the rejects.
-            let (mut raw, replay, why) = match read {
+            let (mut raw, why) = match read {
                 Read::Stored(record) => {
                     batch.push(*record);
                     if batch.len() as u64 >= args.batch {
@@ -173,7 +172,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                     }
                     return Ok(());
                 }
-                Read::Refused(raw, replay, why) => (*raw, replay, why),
+                Read::Rejected(raw, why) => (*raw, why),
             };
             raw.number = number;
             totals.rejected += 1;
@@ -181,14 +180,13 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                 let stderr = std::io::stderr();
                 let mut err = stderr.lock();
                 let write = |err: &mut dyn Write| -> Result<()> {
-                    match (&why, &replay) {
-                        (Some(e), _) => writeln!(
+                    match &why {
+                        Why::Refused(e) => writeln!(
                             err,
                             "kabir import: {path}:{}: game {} not stored: {e}",
                             raw.start.line, raw.number
                         )?,
-                        (None, Some(r)) => write_tables(err, path, &raw, r)?,
-                        (None, None) => {}
+                        Why::Invalid(r) => write_tables(err, path, &raw, r)?,
                     }
                     Ok(())
                 };
