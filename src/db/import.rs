@@ -59,10 +59,9 @@ struct Entry {
 /// A batch after derivation: ready for the writer.
 pub(crate) struct Prepared {
     games: Vec<Result<Derived, RecordError>>,
-    /// Index entries (hash, batch-local game number, ply; the rest of each posting comes from
-    /// the game when it is written), grouped by (variant number, bucket) and sorted by hash
-    /// within each group; entries of one hash stay in (game, ply)
-    /// order.
+    /// Index entries (hash, batch-local game number, ply, move; the rest of each posting comes
+    /// from the game when it is written), grouped by (variant number, bucket) and sorted by
+    /// hash within each group; entries of one hash stay in (game, ply) order.
     entries: Vec<Entry>,
     /// Where each group starts in `entries` (group `g` is variant `g >> BUCKET_BITS`, bucket
     /// `g & (buckets - 1)`), and the end.
@@ -467,33 +466,24 @@ fn write_batch(
     // holds with ids in place.
     let mut grown = Vec::new();
     let buckets = 1usize << BUCKET_BITS;
+    // Each bucket's entries are encoded into one blob in a tight loop: what they hold of their
+    // game (stored games only) is made once per game.
+    let fields: Vec<Option<GameFields>> = prepared
+        .games
+        .iter()
+        .zip(&ids)
+        .map(|(g, id)| match (g, id) {
+            (Ok(d), Some(id)) => Some(GameFields::new(*id, d.result, d.standard_start, d.plies)),
+            _ => None,
+        })
+        .collect();
+    let mut blob = Vec::new();
     for (vn, variant) in variant_ids.iter().enumerate() {
-        let groups = prepared.offsets.get(vn * buckets..=(vn + 1) * buckets);
-        let (Some(&from), Some(&to)) = (
-            groups.and_then(|g| g.first()),
-            groups.and_then(|g| g.last()),
-        ) else {
-            continue;
-        };
         let games = games_per_variant.get(variant).copied().unwrap_or(0);
         if games == 0 {
             continue;
         }
         let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
-        // Each bucket's entries are encoded into one blob in a tight loop: what they hold of
-        // their game is looked up once per game.
-        let fields: Vec<Option<GameFields>> = prepared
-            .games
-            .iter()
-            .zip(&ids)
-            .map(|(g, id)| match (g, id) {
-                (Ok(d), Some(id)) => {
-                    Some(GameFields::new(*id, d.result, d.standard_start, d.plies))
-                }
-                _ => None,
-            })
-            .collect();
-        let mut blob = Vec::new();
         for b in 0..buckets {
             let (Some(&start), Some(&end)) = (
                 prepared.offsets.get(vn * buckets + b),
@@ -503,11 +493,7 @@ fn write_batch(
             };
             blob.clear();
             let mut count = 0;
-            for e in prepared
-                .entries
-                .get(start.max(from)..end.min(to))
-                .unwrap_or(&[])
-            {
+            for e in prepared.entries.get(start..end).unwrap_or(&[]) {
                 if let Some(Some(game)) = fields.get(e.game as usize) {
                     blob.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
                     count += 1;
