@@ -51,17 +51,16 @@ impl GameRecord {
     /// text, and the positions the replay went through, so that the importer need not replay
     /// the moves again. The replay is taken apart for it; an invalid game's replay is given
     /// back.
-    pub fn from_replay(replay: Replay, raw: &RawGame) -> Result<GameRecord, Box<Replay>> {
-        let Some(variant) = replay.variant.clone() else {
+    pub fn from_replay(mut replay: Replay, raw: &RawGame) -> Result<GameRecord, Box<Replay>> {
+        let (Some(variant), Some(status)) = (replay.variant.clone(), replay.status()) else {
             return Err(Box::new(replay));
         };
-        if replay.game.is_none() || !replay.is_valid() {
+        if !replay.is_valid() {
             return Err(Box::new(replay));
         }
         let tags = replay.canonical_tags(raw);
         let pgn = replay.write_canonical_with(raw, &tags);
-        let status = replay.status().unwrap_or(Status::Ongoing);
-        let mut replay = replay;
+        // `status` is `Some` only with a game.
         let Some(game) = replay.game.take() else {
             return Err(Box::new(replay));
         };
@@ -282,27 +281,18 @@ pub(crate) fn derive(
         }
         _ => (start == Position::start(&variant), start.to_fen()),
     };
+    // Positions are replayed only when the record does not bring them.
+    let start_hash = start.hash();
+    let (hashes, status) = match replayed {
+        Some(r) if r.hashes.len() == moves.len() + 1 && r.hashes.first() == Some(&start_hash) => {
+            (r.hashes, r.status)
+        }
+        _ => play_through(start, &moves)?,
+    };
     let pp = variant.rules().pawn_of_pawns.as_ref();
     let mut special = SpecialMoves::default();
     let mut by_kind = vec![0u64; variant.kinds().len()];
-    // Positions are replayed only when the record does not bring them.
-    let replayed = replayed
-        .filter(|r| r.hashes.len() == moves.len() + 1 && r.hashes.first() == Some(&start.hash()));
-    let mut hashes = Vec::new();
-    let mut pos = if replayed.is_some() {
-        None
-    } else {
-        hashes.reserve(moves.len() + 1);
-        Some(start)
-    };
-    for (ply, &m) in moves.iter().enumerate() {
-        if let Some(pos) = &mut pos {
-            if !well_formed(pos, m) {
-                return Err(RecordError::MalformedMove { ply: ply + 1 });
-            }
-            hashes.push(pos.hash());
-            pos.play_unchecked(m);
-        }
+    for &m in &moves {
         match m.kind {
             MoveKind::Swap => special.swaps += 1,
             MoveKind::Lift => special.lifts += 1,
@@ -323,17 +313,6 @@ pub(crate) fn derive(
             }
         }
     }
-    let status = match (pos, replayed) {
-        (Some(pos), _) => {
-            hashes.push(pos.hash());
-            pos.status()
-        }
-        (None, Some(r)) => {
-            hashes = r.hashes;
-            r.status
-        }
-        (None, None) => Status::Ongoing,
-    };
     let end = GameEnd::of(status);
     if end == GameEnd::CitadelDraw {
         special.citadel_entries = 1;
@@ -360,6 +339,21 @@ pub(crate) fn derive(
         tags,
         pgn,
     })
+}
+
+/// Plays a record's moves from its start: the hash of every position and the status at the
+/// end. Checks each move is well formed, so that a bad record is refused, never a panic.
+fn play_through(mut pos: Position, moves: &[Move]) -> Result<(Vec<u64>, Status), RecordError> {
+    let mut hashes = Vec::with_capacity(moves.len() + 1);
+    for (ply, &m) in moves.iter().enumerate() {
+        if !well_formed(&pos, m) {
+            return Err(RecordError::MalformedMove { ply: ply + 1 });
+        }
+        hashes.push(pos.hash());
+        pos.play_unchecked(m);
+    }
+    hashes.push(pos.hash());
+    Ok((hashes, pos.status()))
 }
 
 /// The duplicate-detection hash: variant id, start position string and moves (not the tags).
