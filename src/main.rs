@@ -17,9 +17,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Keeps freed memory in the process instead of handing it back to the system after a delay.
-/// Replay and import free and allocate hundreds of megabytes a second; handed back, every page
-/// is faulted in and zeroed by the kernel again, about a tenth of an import's time. Memory stays
-/// bounded by what is in flight at once, as before.
+/// Import frees and allocates hundreds of megabytes a second; handed back, every page is
+/// faulted in and zeroed by the kernel again (page faults fell from about 50,000 to 17,500 on
+/// 100,000 games, and the time by 4%). Memory stays bounded by what is in flight at once.
 fn keep_freed_memory() {
     // SAFETY: called first thing in `main`, before any other thread exists, as
     // `mi_option_set` requires; the option takes a plain integer.

@@ -454,13 +454,12 @@ impl MoveTable {
         need: u8,
         occupied: Bitboard,
     ) -> bool {
-        let i = color.index() * self.nsq + to.index();
         if self.leaps_only {
-            return self.leap_reach.get(i).is_some_and(|&(moves, captures)| {
-                (need & MODE_MOVE != 0 && moves.contains(from))
-                    || (need & MODE_CAPTURE != 0 && captures.contains(from))
-            });
+            return self
+                .leap_origins(color, to, need)
+                .is_some_and(|o| o.contains(from));
         }
+        let i = color.index() * self.nsq + to.index();
         let (Some(&reach), Some(r)) = (self.reach.get(i), self.arrivals.get(i)) else {
             return false;
         };
