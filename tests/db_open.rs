@@ -221,31 +221,42 @@ fn two_importers_at_once_both_succeed() {
     db.integrity_check().unwrap();
 }
 
-fn journal_mode(db: &Database) -> String {
-    db.connection()
+/// The file's journal mode and synchronisation level as `db` sees them.
+fn journal(db: &Database) -> (String, i64) {
+    let c = db.connection();
+    let mode = c
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-        .unwrap()
+        .unwrap();
+    (
+        mode,
+        c.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap(),
+    )
+}
+
+/// 30 Tamerlane records in batches of 10.
+fn thirty_in_batches() -> Vec<Vec<kabir::db::GameRecord>> {
+    records("tamerlane", 8, 0..30, 40)
+        .chunks(10)
+        .map(|c| c.to_vec())
+        .collect()
 }
 
 #[test]
 fn an_import_alone_with_the_file_writes_through_a_rollback_journal() {
     let (_dir, path) = temp_db();
     let mut db = Database::create_or_open(&path).unwrap();
-    let batches: Vec<_> = records("tamerlane", 8, 0..30, 40)
-        .chunks(10)
-        .map(|c| c.to_vec())
-        .collect();
     // Readers that come during the import see whole batches only.
     let mut seen = Vec::new();
     let stats = db
         .importer()
         .unwrap()
-        .import_all(batches, |_| {
+        .import_all(thirty_in_batches(), |_| {
             seen.push(Database::open(&path).unwrap().game_count().unwrap());
         })
         .unwrap();
     assert_eq!(stats.imported, 30);
-    assert_eq!(journal_mode(&db), "truncate");
+    // Every commit synced (FULL, 2): nothing committed is lost to a power failure.
+    assert_eq!(journal(&db), ("truncate".to_string(), 2));
     assert!(seen.iter().all(|n| n % 10 == 0), "{seen:?}");
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
     assert_eq!(Database::open(&path).unwrap().game_count().unwrap(), 30);
@@ -258,55 +269,17 @@ fn an_import_beside_an_open_reader_stays_in_wal_mode() {
     drop(Database::create_or_open(&path).unwrap());
     let mut db = Database::create_or_open(&path).unwrap();
     let reader = Database::open(&path).unwrap();
-    let batches: Vec<_> = records("tamerlane", 8, 0..30, 40)
-        .chunks(10)
-        .map(|c| c.to_vec())
-        .collect();
     let mut seen = Vec::new();
     db.importer()
         .unwrap()
-        .import_all(batches, |_| seen.push(reader.game_count().unwrap()))
+        .import_all(thirty_in_batches(), |_| {
+            seen.push(reader.game_count().unwrap())
+        })
         .unwrap();
-    assert_eq!(journal_mode(&db), "wal");
+    // WAL keeps NORMAL (1): a sync per checkpoint, not per commit.
+    assert_eq!(journal(&db), ("wal".to_string(), 1));
     assert!(seen.iter().all(|n| n % 10 == 0), "{seen:?}");
     assert_eq!(reader.game_count().unwrap(), 30);
     drop(reader);
     db.integrity_check().unwrap();
-}
-
-fn synchronous(db: &Database) -> i64 {
-    db.connection()
-        .query_row("PRAGMA synchronous", [], |r| r.get(0))
-        .unwrap()
-}
-
-#[test]
-fn each_journal_keeps_its_own_synchronisation() {
-    let (_dir, path) = temp_db();
-    let batches = || -> Vec<Vec<kabir::db::GameRecord>> {
-        records("shatranj", 3, 0..4, 20)
-            .chunks(2)
-            .map(|c| c.to_vec())
-            .collect()
-    };
-    // Beside a reader: WAL with NORMAL (1), a sync per checkpoint rather than per commit.
-    let mut db = Database::create_or_open(&path).unwrap();
-    let reader = Database::open(&path).unwrap();
-    db.importer()
-        .unwrap()
-        .import_all(batches(), |_| {})
-        .unwrap();
-    assert_eq!((journal_mode(&db).as_str(), synchronous(&db)), ("wal", 1));
-    drop(reader);
-    drop(db);
-    // Alone: a rollback journal with FULL (2), every commit synced.
-    let mut db = Database::create_or_open(&path).unwrap();
-    db.importer()
-        .unwrap()
-        .import_all(batches(), |_| {})
-        .unwrap();
-    assert_eq!(
-        (journal_mode(&db).as_str(), synchronous(&db)),
-        ("truncate", 2)
-    );
 }
