@@ -627,19 +627,23 @@ impl ShortSan {
     #[inline]
     pub fn from_ascii(text: &[u8]) -> Option<ShortSan> {
         let mut end = text.len();
-        // A glyph is at most two characters from `!?` (as in `split_suffixes`).
-        for _ in 0..2 {
-            if end > 0 && matches!(text[end - 1], b'!' | b'?') {
+        let mut suffix = None;
+        // Most moves end in their square's rank: no glyph and no mark to look for.
+        if !text.last()?.is_ascii_digit() {
+            // A glyph is at most two characters from `!?` (as in `split_suffixes`).
+            for _ in 0..2 {
+                if end > 0 && matches!(text[end - 1], b'!' | b'?') {
+                    end -= 1;
+                }
+            }
+            suffix = match text.get(end.wrapping_sub(1)) {
+                Some(b'+') => Some(Suffix::Check),
+                Some(b'#') => Some(Suffix::Mate),
+                _ => None,
+            };
+            if suffix.is_some() {
                 end -= 1;
             }
-        }
-        let suffix = match text.get(end.wrapping_sub(1)) {
-            Some(b'+') => Some(Suffix::Check),
-            Some(b'#') => Some(Suffix::Mate),
-            _ => None,
-        };
-        if suffix.is_some() {
-            end -= 1;
         }
         let body = text.get(..end)?;
         let (piece, file, capture, square) = match *body {

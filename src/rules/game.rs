@@ -306,7 +306,7 @@ impl Game {
         // piece can only uncover an attack through the square it left.
         let ours = pos.royals(us);
         let legal = match ours.first() {
-            Some(king) if ours.count() == 1 => {
+            Some(king) if ours.is_single() => {
                 if in_check || royal_moving {
                     !pos.is_attacked(king, them)
                 } else {
@@ -321,7 +321,7 @@ impl Game {
         let theirs = pos.royals(them);
         let check = legal
             && match theirs.first() {
-                Some(king) if theirs.count() == 1 && !victim_royal => {
+                Some(king) if theirs.is_single() && !victim_royal => {
                     g.is_main(king)
                         && ((table.captures
                             && table.reaches(us, q.to, king, MODE_CAPTURE, pos.occupied()))

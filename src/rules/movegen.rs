@@ -237,7 +237,7 @@ impl Position {
         if !was_in_check && m.kind == MoveKind::Normal && m.promotion.is_none() {
             let royal = self.royal[(!self.turn).index()];
             if undo.plain_capture().is_some()
-                && royal.count() == 1
+                && royal.is_single()
                 && !royal.contains(m.to)
                 && royal
                     .first()
@@ -260,7 +260,7 @@ impl Position {
         let variant = &*self.variant;
         let plain = m.kind == MoveKind::Normal
             && m.promotion.is_none()
-            && royal.count() == 1
+            && royal.is_single()
             && undo
                 .plain_capture()
                 .is_some_and(|c| Piece::from_code(c).is_none_or(|p| !variant.is_royal(p.kind)));

@@ -443,7 +443,7 @@ impl Position {
     #[inline]
     pub(crate) fn sole_royal_attacked(&self, color: Color) -> bool {
         let r = self.royal[color.index()];
-        r.count() == 1 && r.first().is_some_and(|sq| self.is_attacked(sq, !color))
+        r.is_single() && r.first().is_some_and(|sq| self.is_attacked(sq, !color))
     }
 
     /// Plays a move without checking it. Only for moves from [`Position::legal_moves`] (or
@@ -509,6 +509,8 @@ impl Position {
     /// [`Position::play_unchecked`] for a move from one square to another that changes no
     /// other square and promotes nothing (the caller makes sure), in fewer steps: the moving
     /// piece's sets change by both squares at once.
+    // Inlined into its one caller, `Game::play_quick`, which keeps the squares in registers.
+    #[inline(always)]
     pub(crate) fn play_plain(&mut self, from: Square, to: Square) -> PlainUndo {
         let v = &*self.variant;
         let code = self.board[from.index()];
@@ -582,11 +584,20 @@ impl Position {
     /// Whether `by` attacks `target` (as [`Position::is_attacked`]) by a way through `via`
     /// or by a class that has one: after a piece left `via`, the only attacks it can have
     /// uncovered.
-    #[inline]
+    // The usual answer, no class with a way through, is given inline; a call costs more
+    // than that test.
+    #[inline(always)]
     pub(crate) fn attacked_through(&self, target: Square, by: Color, via: Square) -> bool {
         let v = &*self.variant;
-        let mut classes = v.classes_through(by, target, via) & self.classes[by.index()];
-        if classes == 0 || !v.geometry().is_main(target) {
+        let classes = v.classes_through(by, target, via) & self.classes[by.index()];
+        classes != 0 && self.attacked_by_classes(target, by, classes)
+    }
+
+    /// [`Position::attacked_through`] for the classes that could attack through the square.
+    #[inline(never)]
+    fn attacked_by_classes(&self, target: Square, by: Color, mut classes: u32) -> bool {
+        let v = &*self.variant;
+        if !v.geometry().is_main(target) {
             return false;
         }
         let occupied = self.occupied();

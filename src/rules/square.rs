@@ -67,6 +67,13 @@ impl Bitboard {
         self.0.count_ones()
     }
 
+    /// Whether the set holds exactly one square: cheaper than [`Bitboard::count`] where the
+    /// processor has no population count.
+    #[inline]
+    pub const fn is_single(self) -> bool {
+        self.0 != 0 && self.0 & (self.0 - 1) == 0
+    }
+
     #[inline]
     pub const fn intersects(self, other: Bitboard) -> bool {
         self.0 & other.0 != 0
@@ -122,5 +129,19 @@ impl std::ops::Not for Bitboard {
     #[inline]
     fn not(self) -> Bitboard {
         Bitboard(!self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_single_agrees_with_count() {
+        let sets = [0u128, 1, 2, 3, 1 << 63, 1 << 64, 1 << 127, (1 << 64) | 1, u128::MAX];
+        for s in sets {
+            let b = Bitboard(s);
+            assert_eq!(b.is_single(), b.count() == 1, "{s:#x}");
+        }
     }
 }
