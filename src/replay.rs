@@ -307,7 +307,7 @@ impl Replay {
         let source = std::str::from_utf8(&raw.source).ok();
         for (i, tok) in raw.tokens.iter().enumerate() {
             match tok.kind {
-                TokenKind::Move => {
+                TokenKind::Move(_) => {
                     while canonical.next_if(|c| (c.token as usize) < i).is_some() {}
                     let Some(c) = canonical.next_if(|c| c.token as usize == i) else {
                         continue;
@@ -532,15 +532,15 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
     }];
     for (i, tok) in raw.tokens.iter().enumerate() {
         match tok.kind {
-            TokenKind::Move => {
+            TokenKind::Move(_) => {
                 let Some(frame) = stack.last_mut() else { break };
                 if frame.dead {
                     continue;
                 }
                 let start = r.canonical_text.len();
-                let bytes = raw.bytes(tok.span);
                 if shortcuts
-                    && let Some(short) = ShortSan::from_ascii(bytes)
+                    && let TokenKind::Move(packed) = tok.kind
+                    && let Some(short) = packed.get()
                     && let Some(check) = play_short(&mut frame.game, &short)
                 {
                     // A legal move followed the last check: it was no mate.

@@ -153,7 +153,7 @@ fn the_shatranj_example_game_reads_without_diagnostics() {
     let moves = games[0]
         .tokens
         .iter()
-        .filter(|t| t.kind == TokenKind::Move)
+        .filter(|t| matches!(t.kind, TokenKind::Move(_)))
         .count();
     assert_eq!(moves, 14);
 }

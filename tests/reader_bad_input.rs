@@ -275,7 +275,7 @@ fn an_export_style_game_reads_cleanly() {
     let moves = g
         .tokens
         .iter()
-        .filter(|t| t.kind == TokenKind::Move)
+        .filter(|t| matches!(t.kind, TokenKind::Move(_)))
         .count();
     assert_eq!(moves, 36);
     assert_eq!(g.result(), Some(GameResult::BlackWins));

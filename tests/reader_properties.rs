@@ -38,7 +38,11 @@ fn check(input: &[u8]) -> Vec<RawGame> {
             .chain(g.tokens.iter().map(|t| t.span))
             .chain(g.diagnostics.iter().map(|d| d.span));
         // Every move token holds a move.
-        for t in g.tokens.iter().filter(|t| t.kind == TokenKind::Move) {
+        for t in g
+            .tokens
+            .iter()
+            .filter(|t| matches!(t.kind, TokenKind::Move(_)))
+        {
             assert!(g.san(t).is_some(), "{:?}", g.text(t.span));
         }
         for span in spans {

@@ -2,7 +2,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::san::{SanError, SanPlus};
+use super::san::{PackedShort, SanError, SanPlus};
 use super::span::Span;
 use super::tags::GameResult;
 
@@ -28,8 +28,9 @@ pub enum TokenKind {
         black: bool,
     },
     /// A move: its text is SAN syntax (checked by the reader, not yet resolved against a
-    /// position). [`RawGame::san`] reads it.
-    Move,
+    /// position). [`RawGame::san`] reads it; the reader keeps its short form here when it
+    /// is written in one.
+    Move(PackedShort),
     /// A numeric annotation glyph `$n`, or a glyph such as `!?` standing apart from its move.
     Nag(u8),
     /// A comment `{...}`.
@@ -275,7 +276,7 @@ impl RawGame {
     /// token). The reader has already checked that the text is a move.
     pub fn san(&self, token: &Token) -> Option<SanPlus> {
         match token.kind {
-            TokenKind::Move => SanPlus::from_ascii(self.bytes(token.span)).ok(),
+            TokenKind::Move(_) => SanPlus::from_ascii(self.bytes(token.span)).ok(),
             _ => None,
         }
     }

@@ -19,7 +19,7 @@ use nom::{
 use thiserror::Error;
 
 use super::game::{Diagnostic, DiagnosticKind, RawGame, Tag, Token, TokenKind};
-use super::san::SanPlus;
+use super::san::{PackedShort, SanPlus};
 use super::span::Span;
 use super::tags::{self, GameResult};
 
@@ -267,7 +267,7 @@ pub struct Reader<R> {
     /// Errors recorded in the current game.
     errors: usize,
     /// Sizes of the last game read, to size the next one's buffers.
-    last_sizes: (usize, usize),
+    last_sizes: (usize, usize, usize),
     /// Whether the last game read ran to the end of the input after its movetext began,
     /// outside any comment: then a line starting with `[` after it would have begun the next
     /// game (see [`Reader::ended_open`]).
@@ -299,7 +299,7 @@ impl<R: BufRead> Reader<R> {
             col_unsure: true,
             lines: Vec::new(),
             errors: 0,
-            last_sizes: (0, 0),
+            last_sizes: (0, 0, 0),
             ended_open: false,
         }
     }
@@ -335,7 +335,7 @@ impl<R: BufRead> Reader<R> {
         }
         match self.read_game(game) {
             Ok(found) => {
-                self.last_sizes = (game.source.len(), game.tokens.len());
+                self.last_sizes = (game.source.len(), game.tokens.len(), game.tags.len());
                 Ok(found)
             }
             Err(source) => {
@@ -746,7 +746,13 @@ impl<R: BufRead> Reader<R> {
                     }
                     let checked = self.buf.get(i..stop).map(SanPlus::check);
                     match checked {
-                        Some(Ok(())) if !skipping => self.push(game, TokenKind::Move, i, stop),
+                        Some(Ok(())) if !skipping => {
+                            let short = self
+                                .buf
+                                .get(i..stop)
+                                .map_or(PackedShort::NONE, PackedShort::of);
+                            self.push(game, TokenKind::Move(short), i, stop);
+                        }
                         Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
                         _ => {}
                     }
@@ -904,13 +910,12 @@ impl<R: BufRead> Reader<R> {
                         break;
                     }
                     let text = buf.get(i..stop).unwrap_or(&[]);
-                    if super::san::ShortSan::from_ascii(text).is_none()
-                        && SanPlus::check(text).is_err()
-                    {
+                    let short = PackedShort::of(text);
+                    if short == PackedShort::NONE && SanPlus::check(text).is_err() {
                         break;
                     }
                     game.tokens.push(Token {
-                        kind: TokenKind::Move,
+                        kind: TokenKind::Move(short),
                         span: span(i, stop, line, &mut col_offset, &mut col),
                     });
                     play_line.took_turn();
@@ -1160,10 +1165,11 @@ impl<R: BufRead> Iterator for Reader<R> {
     type Item = Result<RawGame, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (source, tokens) = self.last_sizes;
+        let (source, tokens, tags) = self.last_sizes;
         let mut game = RawGame {
             source: Vec::with_capacity(source.saturating_mul(2).min(1 << 20)),
             tokens: Vec::with_capacity(tokens.saturating_mul(2).min(1 << 16)),
+            tags: Vec::with_capacity(tags.saturating_add(2).min(1 << 8)),
             ..RawGame::default()
         };
         match self.read_game_into(&mut game) {
@@ -1269,7 +1275,7 @@ mod tests {
             (nf3.span.line, nf3.span.column, nf3.span.offset),
             (4, 13, 49)
         );
-        assert_eq!(nf3.kind, TokenKind::Move);
+        assert!(matches!(nf3.kind, TokenKind::Move(_)));
         assert_eq!(g.san(&nf3).map(|s| s.to_string()).as_deref(), Some("Nf3"));
         assert_eq!(g.moves().count(), 4);
         assert_eq!(g.comment_text(&g.tokens[5]), "good");

@@ -626,8 +626,34 @@ impl ShortSan {
     /// Reads one of the short forms; `None` for any other text.
     #[inline]
     pub fn from_ascii(text: &[u8]) -> Option<ShortSan> {
+        PackedShort::of(text).get()
+    }
+}
+
+/// A move's [`ShortSan`] in four bytes, as its token keeps it (see
+/// [`TokenKind::Move`](super::game::TokenKind::Move)): the reader reads every move's form
+/// once, and replay takes it from here instead of reading the text again. Empty for a move
+/// written in any other form.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PackedShort(u32);
+
+impl PackedShort {
+    /// No short form: the move is written otherwise (or its form was not kept).
+    pub const NONE: PackedShort = PackedShort(0);
+
+    const PRESENT: u32 = 1 << 31;
+
+    /// The short form of a move's text, or [`PackedShort::NONE`]. Reads straight into the
+    /// packed form: the reader does this for every move.
+    #[inline(always)]
+    pub fn of(text: &[u8]) -> PackedShort {
+        Self::read(text).unwrap_or(PackedShort::NONE)
+    }
+
+    #[inline(always)]
+    fn read(text: &[u8]) -> Option<PackedShort> {
         let mut end = text.len();
-        let mut suffix = None;
+        let mut bits = Self::PRESENT;
         // Most moves end in their square's rank: no glyph and no mark to look for.
         if !text.last()?.is_ascii_digit() {
             // A glyph is at most two characters from `!?` (as in `split_suffixes`).
@@ -636,31 +662,78 @@ impl ShortSan {
                     end -= 1;
                 }
             }
-            suffix = match text.get(end.wrapping_sub(1)) {
-                Some(b'+') => Some(Suffix::Check),
-                Some(b'#') => Some(Suffix::Mate),
-                _ => None,
+            let mark = match text.get(end.wrapping_sub(1)) {
+                Some(b'+') => 1,
+                Some(b'#') => 2,
+                _ => 0,
             };
-            if suffix.is_some() {
+            if mark != 0 {
                 end -= 1;
+                bits |= mark << 21;
             }
         }
         let body = text.get(..end)?;
-        let (piece, file, capture, square) = match *body {
-            [p @ b'A'..=b'Z', b'x', ref square @ ..] => (Some(p), None, true, square),
-            [p @ b'A'..=b'Z', ref square @ ..] => (Some(p), None, false, square),
-            [f, b'x', ref square @ ..] => (None, Some(file_index(f)?), true, square),
-            ref square => (None, None, false, square),
+        let (head, square) = match *body {
+            [p @ b'A'..=b'Z', b'x', ref square @ ..] => (u32::from(p) | 1 << 12, square),
+            [p @ b'A'..=b'Z', ref square @ ..] => (u32::from(p), square),
+            [f, b'x', ref square @ ..] => ((u32::from(file_index(f)?) + 1) << 7 | 1 << 12, square),
+            ref square => (0, square),
         };
         let (&f, rank) = square.split_first()?;
         let to = Coord::new(file_index(f)?, rank_index(rank)?)?;
+        Some(PackedShort(
+            bits | head
+                | u32::from(to.file) << 13
+                | u32::from(to.rank) << 17
+                | (end.min(7) as u32) << 23,
+        ))
+    }
+
+    /// Packs a short form: its letter in 7 bits, its origin file plus one in 5 (0 for
+    /// none), then one bit for `x`, 4 bits each for the destination's file and rank, 2 for
+    /// the mark and 3 for the length (at most 5).
+    #[inline(always)]
+    pub fn new(s: &ShortSan) -> PackedShort {
+        let suffix = match s.suffix {
+            None => 0,
+            Some(Suffix::Check) => 1,
+            Some(Suffix::Mate) => 2,
+        };
+        PackedShort(
+            Self::PRESENT
+                | u32::from(s.piece.unwrap_or(0) & 0x7F)
+                | u32::from(s.file.map_or(0, |f| (f & 0x0F) + 1)) << 7
+                | u32::from(s.capture) << 12
+                | u32::from(s.to.file & 0x0F) << 13
+                | u32::from(s.to.rank & 0x0F) << 17
+                | suffix << 21
+                | (s.len.min(7) as u32) << 23,
+        )
+    }
+
+    /// The short form, if the move has one.
+    #[inline]
+    pub fn get(self) -> Option<ShortSan> {
+        let v = self.0;
+        if v & Self::PRESENT == 0 {
+            return None;
+        }
+        let piece = (v & 0x7F) as u8;
+        let file = (v >> 7 & 0x1F) as u8;
         Some(ShortSan {
-            piece,
-            file,
-            capture,
-            to,
-            suffix,
-            len: end,
+            piece: (piece != 0).then_some(piece),
+            file: file.checked_sub(1),
+            capture: v >> 12 & 1 != 0,
+            to: Coord {
+                file: (v >> 13 & 0x0F) as u8,
+                rank: (v >> 17 & 0x0F) as u8,
+            },
+            suffix: match v >> 21 & 3 {
+                1 => Some(Suffix::Check),
+                2 => Some(Suffix::Mate),
+                _ => None,
+            },
+            len: (v >> 23 & 7) as usize,
         })
     }
 }
@@ -826,6 +899,62 @@ mod tests {
         assert_eq!(Coord::from_ascii(b""), None);
         assert_eq!(sq("l2").to_string(), "l2");
         assert_eq!(sq("b10").to_string(), "b10");
+    }
+
+    /// Every short form, with every mark and glyph, reads as the general reader reads it,
+    /// and packs and unpacks to itself; texts that are not short forms read as none.
+    #[test]
+    fn short_forms_agree_with_the_general_reader() {
+        let heads = ["", "N", "Nx", "Px", "ex", "zx", "Nb", "e"];
+        let squares = ["a1", "e4", "k10", "p16", "q1", "a0", "a17", "a01"];
+        let tails = ["", "+", "#", "!", "?", "+!?", "#!!", "!!!", "=Q"];
+        let mut short = 0;
+        for head in heads {
+            for square in squares {
+                for tail in tails {
+                    let text = format!("{head}{square}{tail}");
+                    let packed = PackedShort::of(text.as_bytes());
+                    let form_ok = ["", "N", "Nx", "Px", "ex"].contains(&head)
+                        && ["a1", "e4", "k10", "p16"].contains(&square)
+                        && !["!!!", "=Q"].contains(&tail);
+                    let Some(s) = packed.get() else {
+                        assert!(!form_ok, "{text} is a short form");
+                        continue;
+                    };
+                    assert!(form_ok, "{text} is not a short form: {s:?}");
+                    short += 1;
+                    assert_eq!(PackedShort::new(&s), packed, "{text}");
+                    assert_eq!(ShortSan::from_ascii(text.as_bytes()), Some(s), "{text}");
+                    assert_eq!(s.len, head.len() + square.len(), "{text}");
+                    let general = SanPlus::from_ascii(text.as_bytes())
+                        .unwrap_or_else(|e| panic!("{text}: {e}"));
+                    assert_eq!(s.suffix, general.suffix, "{text}");
+                    let San::Normal {
+                        piece,
+                        origin,
+                        capture,
+                        to,
+                        promotion: None,
+                        waiting: None,
+                    } = general.san
+                    else {
+                        panic!("{text}: {:?}", general.san);
+                    };
+                    assert_eq!(s.piece, piece.map(|l| l.char() as u8), "{text}");
+                    let file = match origin {
+                        Origin::None => None,
+                        Origin::File(f) => Some(f),
+                        other => panic!("{text}: {other:?}"),
+                    };
+                    assert_eq!(s.file, file, "{text}");
+                    assert_eq!(s.capture, capture, "{text}");
+                    assert_eq!(Place::Board(s.to), to, "{text}");
+                }
+            }
+        }
+        assert_eq!(short, 5 * 4 * 7);
+        assert_eq!(PackedShort::of(b""), PackedShort::NONE);
+        assert_eq!(PackedShort::NONE.get(), None);
     }
 
     #[test]

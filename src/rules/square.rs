@@ -138,7 +138,17 @@ mod tests {
 
     #[test]
     fn is_single_agrees_with_count() {
-        let sets = [0u128, 1, 2, 3, 1 << 63, 1 << 64, 1 << 127, (1 << 64) | 1, u128::MAX];
+        let sets = [
+            0u128,
+            1,
+            2,
+            3,
+            1 << 63,
+            1 << 64,
+            1 << 127,
+            (1 << 64) | 1,
+            u128::MAX,
+        ];
         for s in sets {
             let b = Bitboard(s);
             assert_eq!(b.is_single(), b.count() == 1, "{s:#x}");
