@@ -445,7 +445,9 @@ impl MoveTable {
     /// Whether a piece of this class and `color` on `from` can go to `to` in one of the
     /// `need` modes (`MODE_MOVE`, `MODE_CAPTURE`), given the occupied squares. One table
     /// look-up when the square has one way from each origin (nearly always).
-    #[inline]
+    // The leaps' answer, one look-up, is given inline; the ways that can be blocked are
+    // looked at out of line.
+    #[inline(always)]
     pub fn reaches(
         &self,
         color: Color,
@@ -459,6 +461,19 @@ impl MoveTable {
                 .leap_origins(color, to, need)
                 .is_some_and(|o| o.contains(from));
         }
+        self.reaches_on_a_way(color, from, to, need, occupied)
+    }
+
+    /// [`MoveTable::reaches`] for a class with ways that can be blocked.
+    #[inline(never)]
+    fn reaches_on_a_way(
+        &self,
+        color: Color,
+        from: Square,
+        to: Square,
+        need: u8,
+        occupied: Bitboard,
+    ) -> bool {
         let i = color.index() * self.nsq + to.index();
         let (Some(&reach), Some(r)) = (self.reach.get(i), self.arrivals.get(i)) else {
             return false;
