@@ -120,6 +120,20 @@ fn is_symbol(b: u8) -> bool {
     SYMBOL[usize::from(b)]
 }
 
+/// The index of the first byte at or below a space (a blank, a line end, a control byte)
+/// among the eight from `at`, if there is one and eight bytes remain: a word's bytes tested
+/// at once. No such byte is a symbol byte.
+#[inline(always)]
+fn blank_ahead(buf: &[u8], at: usize) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([0x21; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let word = u64::from_le_bytes(buf.get(at..at.checked_add(8)?)?.try_into().ok()?);
+    // A byte below 0x21 borrows and sets its high bit; bytes from 0x80 are excluded by
+    // `!word`. Above the first such byte, borrows may flag others: only the lowest counts.
+    let low = word.wrapping_sub(ONES) & !word & HIGH;
+    (low != 0).then(|| at + (low.trailing_zeros() / 8) as usize)
+}
+
 #[inline]
 fn is_tag_name(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
@@ -902,18 +916,31 @@ impl<R: BufRead> Reader<R> {
                     i = stop;
                 }
                 b'a'..=b'z' | b'A'..=b'Z' => {
-                    let mut stop = i + 1;
-                    while buf.get(stop).is_some_and(|&b| is_symbol(b)) {
-                        stop += 1;
-                    }
-                    if stop >= buf.len() {
-                        break;
-                    }
-                    let text = buf.get(i..stop).unwrap_or(&[]);
-                    let short = PackedShort::of(text);
-                    if short == PackedShort::NONE && SanPlus::check(text).is_err() {
-                        break;
-                    }
+                    // Most moves are short forms ended by a blank or a line end: their end is
+                    // found in one step, and reading the short form checks every byte before
+                    // it (all are symbol bytes).
+                    let quick = blank_ahead(buf, i).and_then(|stop| {
+                        let short = PackedShort::of(buf.get(i..stop)?);
+                        (short != PackedShort::NONE).then_some((stop, short))
+                    });
+                    let (stop, short) = match quick {
+                        Some(found) => found,
+                        None => {
+                            let mut stop = i + 1;
+                            while buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+                                stop += 1;
+                            }
+                            if stop >= buf.len() {
+                                break;
+                            }
+                            let text = buf.get(i..stop).unwrap_or(&[]);
+                            let short = PackedShort::of(text);
+                            if short == PackedShort::NONE && SanPlus::check(text).is_err() {
+                                break;
+                            }
+                            (stop, short)
+                        }
+                    };
                     game.tokens.push(Token {
                         kind: TokenKind::Move(short),
                         span: span(i, stop, line, &mut col_offset, &mut col),
@@ -1184,6 +1211,32 @@ impl<R: BufRead> Iterator for Reader<R> {
 mod tests {
     use super::*;
     use crate::notation::san::San;
+
+    #[test]
+    fn blank_ahead_finds_the_first_byte_at_or_below_a_space() {
+        assert_eq!(blank_ahead(b"Nf3 Nc6 ", 0), Some(3));
+        assert_eq!(
+            blank_ahead(b"Nf3 Nc6 ", 4),
+            None,
+            "fewer than eight bytes left"
+        );
+        assert_eq!(blank_ahead(b"exd5+\r\nBb5", 0), Some(5));
+        assert_eq!(blank_ahead(b"Rxc10#!\t", 0), Some(7));
+        assert_eq!(blank_ahead(b"abcdefgh ", 0), None, "none among the eight");
+        assert_eq!(blank_ahead(b"e4\x00\x01\x20\x21\x80\xff", 0), Some(2));
+        // Bytes from 0x80 and symbol bytes are never taken for blanks.
+        assert_eq!(blank_ahead(b"\x80\xa0\xffa!?# ", 0), Some(7));
+        assert_eq!(blank_ahead(b"\x80\xa0\xffa!?#+", 0), None);
+        for b in 0..=255u8 {
+            let mut word = *b"aaaaaaaa";
+            word[3] = b;
+            let want = (b <= b' ').then_some(3);
+            assert_eq!(blank_ahead(&word, 0), want, "byte {b:#x}");
+            if want.is_some() {
+                assert!(!is_symbol(b), "byte {b:#x}");
+            }
+        }
+    }
 
     fn read(text: &[u8]) -> Vec<RawGame> {
         Reader::new(text)
