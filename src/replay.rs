@@ -541,7 +541,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                 if shortcuts
                     && let TokenKind::Move(packed) = tok.kind
                     && let Some(short) = packed.get()
-                    && let Some(check) = play_short(&mut frame.game, &short)
+                    && let Some(check) = play_short(&mut frame.game, &variant, &short)
                 {
                     // A legal move followed the last check: it was no mate.
                     if let Some(p) = frame.pending.take() {
@@ -1014,16 +1014,12 @@ fn end_line(r: &mut Replay, raw: &RawGame, mut frame: Frame) {
 /// [`Game::play_quick`] for a move in one of the short forms: maps its letter and square to the
 /// variant. `None` (nothing played) when the general way must resolve it.
 #[inline]
-fn play_short(game: &mut Game, short: &ShortSan) -> Option<bool> {
-    let variant = game.position().variant();
+fn play_short(game: &mut Game, variant: &Variant, short: &ShortSan) -> Option<bool> {
     let kind = match short.piece {
         Some(letter) => Some(variant.san_letter(letter)?),
         None => None,
     };
-    let g = variant.geometry();
-    let to = g
-        .at(short.to.file as i8 + 1, short.to.rank as i8 + 1)
-        .filter(|&s| g.is_main(s))?;
+    let to = variant.main_square(short.to.file, short.to.rank)?;
     game.play_quick(Quick {
         kind,
         file: short.file.map(|f| f as i8 + 1),
