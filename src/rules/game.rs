@@ -4,7 +4,7 @@ use super::definition::PermanentCheckRule;
 use super::position::{Move, PlainUndo, Position, Undo};
 use super::square::Square;
 use super::status::Status;
-use super::variant::{MAX_KINDS, PieceKind};
+use super::variant::{MAX_KINDS, PieceKind, Variant};
 
 /// A move that may not be played in a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -227,10 +227,13 @@ impl Game {
     /// forbids, a check under a permanent-check rule, the game over by a rule, or `x`
     /// written for a move that does not capture (or left out of one that does). The general
     /// way then finds the same move, or the exact error.
-    pub(crate) fn play_quick(&mut self, q: Quick) -> Option<bool> {
+    ///
+    /// `v` is the game's variant, which the caller holds: reached through the position, it
+    /// is a chain of loads that every move would wait on.
+    pub(crate) fn play_quick(&mut self, v: &Variant, q: Quick) -> Option<bool> {
         use super::movement::{MODE_CAPTURE, MODE_MOVE};
+        debug_assert!(std::ptr::eq(v, &**self.position.variant()));
         let pos = &self.position;
-        let v = &**pos.variant();
         let g = v.geometry();
         if pos.end_by_rule().is_some() || !g.is_main(q.to) {
             return None;
@@ -297,10 +300,8 @@ impl Game {
         let in_check = self.checks.last().copied().unwrap_or(false);
         let permanent_check = v.rules().permanent_check == PermanentCheckRule::Illegal;
 
-        let undo = self.position.play_plain(from, q.to);
+        let undo = self.position.play_plain(v, from, q.to);
         let pos = &self.position;
-        let v = &**pos.variant();
-        let g = v.geometry();
         let table = v.tables.get(class as usize)?;
         // The check rule: with one royal piece, not attacked before, a move of another
         // piece can only uncover an attack through the square it left.

@@ -511,8 +511,7 @@ impl Position {
     /// piece's sets change by both squares at once.
     // Inlined into its one caller, `Game::play_quick`, which keeps the squares in registers.
     #[inline(always)]
-    pub(crate) fn play_plain(&mut self, from: Square, to: Square) -> PlainUndo {
-        let v = &*self.variant;
+    pub(crate) fn play_plain(&mut self, v: &Variant, from: Square, to: Square) -> PlainUndo {
         let code = self.board[from.index()];
         let victim = self.board[to.index()];
         let undo = PlainUndo {
