@@ -1020,10 +1020,13 @@ fn play_short(game: &mut Game, variant: &Variant, short: &ShortSan) -> Option<bo
         None => None,
     };
     let to = variant.main_square(short.to.file, short.to.rank)?;
-    game.play_quick(variant, Quick {
-        kind,
-        file: short.file.map(|f| f as i8 + 1),
-        capture: short.capture,
-        to,
-    })
+    game.play_quick(
+        variant,
+        Quick {
+            kind,
+            file: short.file.map(|f| f as i8 + 1),
+            capture: short.capture,
+            to,
+        },
+    )
 }
