@@ -187,6 +187,50 @@ fn two_imports_into_one_database_at_once() {
     assert_eq!(integrity(&db), "ok");
 }
 
+/// Imports started together on a file that does not exist yet race to create the schema; a
+/// loser must see the winner's database as a kabir database, not as another program's (it
+/// did, now and then, when it read the header and the tables apart).
+#[test]
+fn imports_racing_to_create_a_database_all_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |seed: &str| {
+        let path = dir.path().join(format!("games-{seed}.pgn"));
+        kabir()
+            .args(["generate", "--variant", "shatranj", "--games", "10"])
+            .args(["--seed", seed, "-o"])
+            .arg(&path)
+            .assert()
+            .code(0);
+        path
+    };
+    let (a, b) = (file("5"), file("6"));
+    for round in 0..25 {
+        let db = dir.path().join(format!("race-{round}.db"));
+        let children: Vec<_> = [&a, &b, &a, &b]
+            .into_iter()
+            .map(|games| {
+                std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"))
+                    .args(["import", "--quiet", "--db"])
+                    .arg(&db)
+                    .arg(games)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert_eq!(games(&db), 20, "round {round}");
+    }
+}
+
 #[test]
 fn a_valid_game_the_database_cannot_store_is_reported_and_kept() {
     let dir = tempfile::tempdir().unwrap();

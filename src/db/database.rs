@@ -139,18 +139,16 @@ impl Database {
                 path: path.to_path_buf(),
             });
         }
-        let (mut db, app, version) = Database::connect(
+        let (mut db, _, _) = Database::connect(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
         )?;
-        // Another process may create the schema (header included, in one transaction) between
-        // reading the header and looking for tables: read the header again if tables appeared.
-        let (app, version) = if app == 0 && version == 0 && db.has_tables()? {
-            db.header()?
-        } else {
-            (app, version)
-        };
-        if app != APPLICATION_ID && (app != 0 || version != 0 || db.has_tables()?) {
+        // Another process may be creating the schema (header included, in one transaction):
+        // the header and the tables are read in one snapshot, so both are from before it or
+        // both from after. Read apart, an empty header and the other's new tables made a
+        // kabir database look like another program's.
+        let (app, version, tables) = db.snapshot()?;
+        if app != APPLICATION_ID && (app != 0 || version != 0 || tables) {
             return Err(DbError::ForeignDatabase {
                 path: path.to_path_buf(),
             });
@@ -272,6 +270,16 @@ impl Database {
                 Err(e) => return Err(self.err(e)),
             }
         }
+    }
+
+    /// The header (see [`Database::header`]) and whether the file has tables, read in one
+    /// transaction.
+    fn snapshot(&self) -> Result<(i32, u32, bool), DbError> {
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        let (app, version) = self.header()?;
+        let tables = self.has_tables()?;
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok((app, version, tables))
     }
 
     fn has_tables(&self) -> Result<bool, DbError> {
