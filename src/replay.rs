@@ -532,14 +532,13 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
     }];
     for (i, tok) in raw.tokens.iter().enumerate() {
         match tok.kind {
-            TokenKind::Move(_) => {
+            TokenKind::Move(packed) => {
                 let Some(frame) = stack.last_mut() else { break };
                 if frame.dead {
                     continue;
                 }
                 let start = r.canonical_text.len();
                 if shortcuts
-                    && let TokenKind::Move(packed) = tok.kind
                     && let Some(short) = packed.get()
                     && let Some(check) = play_short(&mut frame.game, &variant, &short)
                 {
