@@ -138,19 +138,43 @@ fn a_directory_as_the_database_is_refused() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
+/// A file of `games` generated shatranj games in `dir`, named after `seed`.
+fn shatranj_games(dir: &Path, seed: &str, games: u32) -> PathBuf {
+    let path = dir.join(format!("games-{seed}.pgn"));
+    kabir()
+        .args([
+            "generate",
+            "--variant",
+            "shatranj",
+            "--games",
+            &games.to_string(),
+        ])
+        .args(["--seed", seed, "-o"])
+        .arg(&path)
+        .assert()
+        .code(0);
+    path
+}
+
+/// `kabir import --quiet` of `files` into `db` with `options`, started and left running, its
+/// standard error kept.
+fn spawn_import(db: &Path, options: &[&str], files: &[&PathBuf]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"))
+        .args(["import", "--quiet"])
+        .args(options)
+        .arg("--db")
+        .arg(db)
+        .args(files)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn two_imports_into_one_database_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    let file = |seed: &str| {
-        let path = dir.path().join(format!("games-{seed}.pgn"));
-        kabir()
-            .args(["generate", "--variant", "shatranj", "--games", "300"])
-            .args(["--seed", seed, "-o"])
-            .arg(&path)
-            .assert()
-            .code(0);
-        path
-    };
+    let file = |seed| shatranj_games(dir.path(), seed, 300);
     let (a, b, common) = (file("1"), file("2"), file("3"));
     // The same games imported one after the other: the expected contents.
     let reference = dir.path().join("reference.db");
@@ -164,16 +188,7 @@ fn two_imports_into_one_database_at_once() {
     assert!(expected > 800, "{expected}");
 
     let db = dir.path().join("shared.db");
-    let spawn = |files: [&PathBuf; 2]| {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"))
-            .args(["import", "--quiet", "--batch", "25", "--db"])
-            .arg(&db)
-            .args(files)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
+    let spawn = |files: [&PathBuf; 2]| spawn_import(&db, &["--batch", "25"], &files);
     let (first, second) = (spawn([&a, &common]), spawn([&b, &common]));
     for child in [first, second] {
         let out = child.wait_with_output().unwrap();
@@ -193,31 +208,15 @@ fn two_imports_into_one_database_at_once() {
 #[test]
 fn imports_racing_to_create_a_database_all_succeed() {
     let dir = tempfile::tempdir().unwrap();
-    let file = |seed: &str| {
-        let path = dir.path().join(format!("games-{seed}.pgn"));
-        kabir()
-            .args(["generate", "--variant", "shatranj", "--games", "10"])
-            .args(["--seed", seed, "-o"])
-            .arg(&path)
-            .assert()
-            .code(0);
-        path
-    };
-    let (a, b) = (file("5"), file("6"));
+    let (a, b) = (
+        shatranj_games(dir.path(), "5", 10),
+        shatranj_games(dir.path(), "6", 10),
+    );
     for round in 0..25 {
         let db = dir.path().join(format!("race-{round}.db"));
         let children: Vec<_> = [&a, &b, &a, &b]
             .into_iter()
-            .map(|games| {
-                std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"))
-                    .args(["import", "--quiet", "--db"])
-                    .arg(&db)
-                    .arg(games)
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap()
-            })
+            .map(|games| spawn_import(&db, &[], &[games]))
             .collect();
         for child in children {
             let out = child.wait_with_output().unwrap();
