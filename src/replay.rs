@@ -1018,7 +1018,9 @@ fn play_short(game: &mut Game, variant: &Variant, short: &ShortSan) -> Option<bo
         Some(letter) => Some(variant.san_letter(letter)?),
         None => None,
     };
-    let to = variant.main_square(short.to.file, short.to.rank)?;
+    let to = variant
+        .geometry()
+        .main_square(short.to.file, short.to.rank)?;
     game.play_quick(
         variant,
         Quick {

@@ -67,6 +67,7 @@ pub(crate) struct Quick {
     pub file: Option<i8>,
     /// Whether `x` was written.
     pub capture: bool,
+    /// The destination, a square of the rectangle (not a citadel).
     pub to: Square,
 }
 
@@ -235,7 +236,9 @@ impl Game {
         debug_assert!(std::ptr::eq(v, &**self.position.variant()));
         let pos = &self.position;
         let g = v.geometry();
-        if pos.end_by_rule().is_some() || !g.is_main(q.to) {
+        // The caller found `q.to` on the rectangle (`Geometry::main_square`).
+        debug_assert!(g.is_main(q.to));
+        if pos.end_by_rule().is_some() {
             return None;
         }
         let us = pos.turn();

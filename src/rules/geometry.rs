@@ -134,12 +134,23 @@ impl Geometry {
         (0..self.coords.len()).map(|i| Square(i as u8))
     }
 
+    /// The square of the rectangle at 0-based `(file, rank)`: squares are numbered rank by
+    /// rank, so this is arithmetic, with no look-up to wait on.
+    #[inline]
+    pub fn main_square(&self, file: u8, rank: u8) -> Option<Square> {
+        (file < self.files && rank < self.ranks).then(|| {
+            Square((usize::from(rank) * usize::from(self.files) + usize::from(file)) as u8)
+        })
+    }
+
     /// The square at 1-based `(file, rank)`, extra squares included.
     #[inline]
     pub fn at(&self, file: i8, rank: i8) -> Option<Square> {
-        if (1..=self.files as i8).contains(&file) && (1..=self.ranks as i8).contains(&rank) {
-            let i = (rank as usize - 1) * self.files as usize + (file as usize - 1);
-            return Some(Square(i as u8));
+        if file >= 1
+            && rank >= 1
+            && let Some(sq) = self.main_square((file - 1) as u8, (rank - 1) as u8)
+        {
+            return Some(sq);
         }
         self.citadels
             .iter()
@@ -272,6 +283,28 @@ mod tests {
         assert_eq!(g.row(2).len(), 12);
         assert_eq!(g.name(*g.row(9).first().unwrap()), "bc");
         assert_eq!(g.name(*g.row(2).last().unwrap()), "wc");
+    }
+
+    /// The rectangle's squares by coordinates are those of `at` that `is_main` accepts; the
+    /// citadels beside it are not among them.
+    #[test]
+    fn main_square_is_at_on_the_rectangle() {
+        for g in [tamerlane(), Geometry::new(8, 8, &[]).unwrap()] {
+            let mut found = 0;
+            for rank in 0..20u8 {
+                for file in 0..20u8 {
+                    let want = g
+                        .at(file as i8 + 1, rank as i8 + 1)
+                        .filter(|&s| g.is_main(s));
+                    assert_eq!(g.main_square(file, rank), want, "{file} {rank}");
+                    found += usize::from(want.is_some());
+                }
+            }
+            assert_eq!(found, g.files() as usize * g.ranks() as usize);
+        }
+        let g = tamerlane();
+        assert_eq!(g.main_square(10, 9).map(|s| g.name(s)), Some("k10"));
+        assert_eq!(g.main_square(11, 1), None, "the white citadel's place");
     }
 
     #[test]

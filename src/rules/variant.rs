@@ -159,13 +159,7 @@ pub struct Variant {
     /// The kind each letter names in canonical SAN: a one-letter symbol of a kind that is not
     /// a pawn (aliases and pawn letters are not canonical).
     san_letters: [Option<PieceKind>; 26],
-    /// Per rank and file of the notation, from 0 (`rank * 16 + file`): the main board's square
-    /// there, or `NO_SQUARE`. A move's destination is one look-up.
-    main_at: [u8; 256],
 }
-
-/// No square, in `Variant::main_at`.
-const NO_SQUARE: u8 = u8::MAX;
 
 /// Why a variant definition was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -444,19 +438,7 @@ impl Variant {
             san_letters: [None; 26],
             attackers: Vec::new(),
             leapers: Vec::new(),
-            main_at: [NO_SQUARE; 256],
         };
-        for rank in 0..16u8 {
-            for file in 0..16u8 {
-                let g = &variant.geometry;
-                if let Some(sq) = g
-                    .at(file as i8 + 1, rank as i8 + 1)
-                    .filter(|&s| g.is_main(s))
-                {
-                    variant.main_at[usize::from(rank) * 16 + usize::from(file)] = sq.0;
-                }
-            }
-        }
         for (i, k) in variant.kinds.iter().enumerate() {
             variant.class_of[i] = k.class;
             if let [b @ b'A'..=b'Z'] = k.symbol.as_bytes()
@@ -650,13 +632,6 @@ impl Variant {
         (from, self.leapers.get(i).copied().unwrap_or(0))
     }
 
-    /// The main board's square at a rank and file of the notation (both from 0), if any.
-    #[inline]
-    pub(crate) fn main_square(&self, file: u8, rank: u8) -> Option<Square> {
-        let s = self.main_at[usize::from(rank & 15) * 16 + usize::from(file & 15)];
-        (s != NO_SQUARE).then_some(Square(s))
-    }
-
     /// The kind a letter names in canonical SAN (see `san_letters`).
     #[inline]
     pub(crate) fn san_letter(&self, letter: u8) -> Option<PieceKind> {
@@ -692,34 +667,5 @@ fn check_symbol(s: &str, primes: bool) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("symbol {s:?} must be one or two uppercase letters"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// The table of destinations agrees with the board's geometry for every built-in variant,
-    /// on and off the board.
-    #[test]
-    fn main_square_agrees_with_the_geometry() {
-        let mut on_board = 0;
-        for v in crate::variants::builtins() {
-            let g = v.geometry();
-            for rank in 0..16u8 {
-                for file in 0..16u8 {
-                    let want = g
-                        .at(file as i8 + 1, rank as i8 + 1)
-                        .filter(|&s| g.is_main(s));
-                    assert_eq!(
-                        v.main_square(file, rank),
-                        want,
-                        "{} {file} {rank}",
-                        v.name()
-                    );
-                    on_board += usize::from(want.is_some());
-                }
-            }
-        }
-        // Every built-in board is a full rectangle: 8x8, 10x10 or 11x10.
-        assert!(on_board >= 9 * 64, "{on_board}");
     }
 }
