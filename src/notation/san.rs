@@ -653,7 +653,7 @@ impl PackedShort {
     #[inline(always)]
     fn read(text: &[u8]) -> Option<PackedShort> {
         let mut end = text.len();
-        let mut bits = Self::PRESENT;
+        let mut mark = 0;
         // Most moves end in their square's rank: no glyph and no mark to look for.
         if !text.last()?.is_ascii_digit() {
             // A glyph is at most two characters from `!?` (as in `split_suffixes`).
@@ -662,52 +662,54 @@ impl PackedShort {
                     end -= 1;
                 }
             }
-            let mark = match text.get(end.wrapping_sub(1)) {
+            mark = match text.get(end.wrapping_sub(1)) {
                 Some(b'+') => 1,
                 Some(b'#') => 2,
                 _ => 0,
             };
             if mark != 0 {
                 end -= 1;
-                bits |= mark << 21;
             }
         }
         let body = text.get(..end)?;
-        let (head, square) = match *body {
-            [p @ b'A'..=b'Z', b'x', ref square @ ..] => (u32::from(p) | 1 << 12, square),
-            [p @ b'A'..=b'Z', ref square @ ..] => (u32::from(p), square),
-            [f, b'x', ref square @ ..] => ((u32::from(file_index(f)?) + 1) << 7 | 1 << 12, square),
-            ref square => (0, square),
+        // The file is kept plus one, 0 for none, as `pack` takes it.
+        let (piece, file, capture, square) = match *body {
+            [p @ b'A'..=b'Z', b'x', ref square @ ..] => (p, 0, true, square),
+            [p @ b'A'..=b'Z', ref square @ ..] => (p, 0, false, square),
+            [f, b'x', ref square @ ..] => (0, file_index(f)? + 1, true, square),
+            ref square => (0, 0, false, square),
         };
         let (&f, rank) = square.split_first()?;
         let to = Coord::new(file_index(f)?, rank_index(rank)?)?;
-        Some(PackedShort(
-            bits | head
-                | u32::from(to.file) << 13
-                | u32::from(to.rank) << 17
-                | (end.min(7) as u32) << 23,
-        ))
+        Some(Self::pack(piece, file, capture, to, mark, end))
     }
 
-    /// Packs a short form: its letter in 7 bits, its origin file plus one in 5 (0 for
-    /// none), then one bit for `x`, 4 bits each for the destination's file and rank, 2 for
-    /// the mark and 3 for the length (at most 5).
-    #[inline(always)]
+    /// Packs a short form (see [`PackedShort::pack`]).
+    #[inline]
     pub fn new(s: &ShortSan) -> PackedShort {
-        let suffix = match s.suffix {
+        let mark = match s.suffix {
             None => 0,
             Some(Suffix::Check) => 1,
             Some(Suffix::Mate) => 2,
         };
+        let file = s.file.map_or(0, |f| f + 1);
+        Self::pack(s.piece.unwrap_or(0), file, s.capture, s.to, mark, s.len)
+    }
+
+    /// The one place of the layout: the letter in 7 bits (0 for a pawn), the origin file
+    /// plus one in 5 (0 for none), one bit for `x`, 4 bits each for the destination's file
+    /// and rank, 2 for the mark (1 `+`, 2 `#`) and 3 for the length (at most 5).
+    #[inline(always)]
+    fn pack(piece: u8, file: u8, capture: bool, to: Coord, mark: u32, len: usize) -> PackedShort {
         PackedShort(
             Self::PRESENT
-                | u32::from(s.piece.unwrap_or(0) & 0x7F)
-                | u32::from(s.file.map_or(0, |f| (f & 0x0F) + 1)) << 7
-                | u32::from(s.capture) << 12
-                | u32::from(s.to.file & 0x0F) << 13
-                | u32::from(s.to.rank & 0x0F) << 17
-                | suffix << 21
-                | (s.len.min(7) as u32) << 23,
+                | u32::from(piece & 0x7F)
+                | u32::from(file & 0x1F) << 7
+                | u32::from(capture) << 12
+                | u32::from(to.file & 0x0F) << 13
+                | u32::from(to.rank & 0x0F) << 17
+                | (mark & 3) << 21
+                | (len.min(7) as u32) << 23,
         )
     }
 
