@@ -69,9 +69,8 @@ fn check_not_directory(path: &Path) -> Result<Option<std::fs::Metadata>, DbError
 }
 
 impl Database {
-    /// Opens a connection with `mode` flags and reads the file's application id and schema
-    /// version.
-    fn connect(path: &Path, mode: OpenFlags) -> Result<(Database, i32, u32), DbError> {
+    /// Opens a connection with `mode` flags.
+    fn connect(path: &Path, mode: OpenFlags) -> Result<Database, DbError> {
         let flags = mode | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
         let conn = Connection::open_with_flags(path, flags)
             .map_err(|e| DbError::from_sqlite(path, e, 0))?;
@@ -84,8 +83,7 @@ impl Database {
             busy_ms: 0,
         };
         db.set_busy_timeout(DEFAULT_BUSY_TIMEOUT)?;
-        let (app, version) = db.header()?;
-        Ok((db, app, version))
+        Ok(db)
     }
 
     /// Opens an existing database for queries only. Never creates or changes a file, except to
@@ -99,15 +97,21 @@ impl Database {
                 path: path.to_path_buf(),
             });
         }
-        let (db, app, version) = match Database::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY) {
+        let db = Database::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        // The first read finds a commit that a crash cut short (see `snapshot` for why the
+        // header and the tables are read together).
+        let (db, (app, version, tables)) = match db.snapshot() {
             Err(DbError::Interrupted { .. }) => {
+                drop(db);
                 roll_back_interrupted(path)?;
-                Database::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?
+                let db = Database::connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+                let header = db.snapshot()?;
+                (db, header)
             }
-            r => r?,
+            r => (db, r?),
         };
         if app != APPLICATION_ID {
-            return Err(if app == 0 && version == 0 && !db.has_tables()? {
+            return Err(if app == 0 && version == 0 && !tables {
                 DbError::NotADatabase {
                     path: path.to_path_buf(),
                 }
@@ -139,14 +143,10 @@ impl Database {
                 path: path.to_path_buf(),
             });
         }
-        let (mut db, _, _) = Database::connect(
+        let mut db = Database::connect(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
         )?;
-        // Another process may be creating the schema (header included, in one transaction):
-        // the header and the tables are read in one snapshot, so both are from before it or
-        // both from after. Read apart, an empty header and the other's new tables made a
-        // kabir database look like another program's.
         let (app, version, tables) = db.snapshot()?;
         if app != APPLICATION_ID && (app != 0 || version != 0 || tables) {
             return Err(DbError::ForeignDatabase {
@@ -273,7 +273,10 @@ impl Database {
     }
 
     /// The header (see [`Database::header`]) and whether the file has tables, read in one
-    /// transaction.
+    /// transaction. Another process may be creating the schema (header included, in one
+    /// transaction): read together, both are from before it or both from after. Read apart,
+    /// an empty header and the other's new tables made a kabir database look like another
+    /// program's.
     fn snapshot(&self) -> Result<(i32, u32, bool), DbError> {
         let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
         let (app, version) = self.header()?;
