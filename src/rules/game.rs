@@ -308,9 +308,8 @@ impl Game {
         let table = v.tables.get(class as usize)?;
         // The check rule: with one royal piece, not attacked before, a move of another
         // piece can only uncover an attack through the square it left.
-        let ours = pos.royals(us);
-        let legal = match ours.first() {
-            Some(king) if ours.is_single() => {
+        let legal = match pos.sole_royal(us) {
+            Some(king) => {
                 if in_check || royal_moving {
                     !pos.is_attacked(king, them)
                 } else {
@@ -322,10 +321,9 @@ impl Game {
         // Check given: against one royal piece that no capture of a royal piece left alone
         // (so it was not attacked before), only by the piece moved or through the square it
         // left.
-        let theirs = pos.royals(them);
         let check = legal
-            && match theirs.first() {
-                Some(king) if theirs.is_single() && !victim_royal => {
+            && match pos.sole_royal(them) {
+                Some(king) if !victim_royal => {
                     g.is_main(king)
                         && ((table.captures
                             && table.reaches(us, q.to, king, MODE_CAPTURE, pos.occupied()))

@@ -93,6 +93,9 @@ pub struct Position {
     /// Per side, the classes it has pieces of (bit per class): attack tests skip the others.
     pub(crate) classes: [u32; 2],
     pub(crate) royal: [Bitboard; 2],
+    /// Per side, the square of its royal piece when it has exactly one, else [`NO_SQUARE`]:
+    /// the check rule's usual case, known without scanning `royal`.
+    sole_royal: [u8; 2],
     pub(crate) turn: Color,
     pub(crate) swap: [bool; 2],
     pub(crate) halfmove: u32,
@@ -114,12 +117,24 @@ pub(crate) struct Setup {
     by_class: [[Bitboard; MAX_KINDS]; 2],
     classes: [u32; 2],
     royal: [Bitboard; 2],
+    sole_royal: [u8; 2],
     turn: Color,
     swap: [bool; 2],
     halfmove: u32,
     fullmove: u32,
     hash: u64,
     queue: [u128; 2],
+}
+
+/// `Position::sole_royal` for a side without exactly one royal piece.
+const NO_SQUARE: u8 = u8::MAX;
+
+/// The square of the only piece of `royal`, or [`NO_SQUARE`].
+fn sole_square(royal: Bitboard) -> u8 {
+    match royal.first() {
+        Some(sq) if royal.is_single() => sq.0,
+        _ => NO_SQUARE,
+    }
 }
 
 impl std::fmt::Debug for Position {
@@ -152,6 +167,7 @@ impl Position {
             by_class: [[Bitboard::EMPTY; MAX_KINDS]; 2],
             classes: [0; 2],
             royal: [Bitboard::EMPTY; 2],
+            sole_royal: [NO_SQUARE; 2],
             turn: Color::White,
             swap: [false; 2],
             halfmove: 0,
@@ -180,6 +196,7 @@ impl Position {
             by_class: self.by_class,
             classes: self.classes,
             royal: self.royal,
+            sole_royal: self.sole_royal,
             turn: self.turn,
             swap: self.swap,
             halfmove: self.halfmove,
@@ -199,6 +216,7 @@ impl Position {
             by_class: s.by_class,
             classes: s.classes,
             royal: s.royal,
+            sole_royal: s.sole_royal,
             turn: s.turn,
             swap: s.swap,
             halfmove: s.halfmove,
@@ -259,6 +277,13 @@ impl Position {
     /// A side's royal pieces.
     pub fn royals(&self, color: Color) -> Bitboard {
         self.royal[color.index()]
+    }
+
+    /// A side's royal piece, when it has exactly one.
+    #[inline]
+    pub(crate) fn sole_royal(&self, color: Color) -> Option<Square> {
+        let sq = self.sole_royal[color.index()];
+        (sq != NO_SQUARE).then_some(Square(sq))
     }
 
     #[inline]
@@ -338,6 +363,7 @@ impl Position {
             }
             if self.variant.is_royal(p.kind) {
                 self.royal[c] ^= bit;
+                self.sole_royal[c] = sole_square(self.royal[c]);
             }
             self.hash ^= z.piece(old, sq);
         }
@@ -350,6 +376,7 @@ impl Position {
             self.classes[c] |= 1 << class;
             if self.variant.is_royal(p.kind) {
                 self.royal[c] |= bit;
+                self.sole_royal[c] = sole_square(self.royal[c]);
             }
             self.hash ^= z.piece(code, sq);
         }
@@ -409,7 +436,6 @@ impl Position {
             return false;
         }
         let (attackers, leapers) = v.attackers(by, sq);
-        let waiting = self.waiting(by);
         let classes = &self.by_class[by.index()];
         let mut present = self.classes[by.index()];
         while present != 0 {
@@ -418,7 +444,11 @@ impl Position {
             let (Some(&from), Some(&pieces)) = (attackers.get(c), classes.get(c)) else {
                 continue;
             };
-            let candidates = from & pieces & !waiting;
+            let mut candidates = from & pieces;
+            // Waiting pieces are looked up only when one of their classes could attack.
+            if candidates.nonempty() && v.waiting_classes >> c & 1 != 0 {
+                candidates &= !self.waiting_of(by);
+            }
             if candidates.nonempty()
                 && (leapers >> c & 1 != 0
                     || v.tables
@@ -442,8 +472,8 @@ impl Position {
     /// Whether `color`, with a single royal piece, has it attacked (the check rule's test).
     #[inline]
     pub(crate) fn sole_royal_attacked(&self, color: Color) -> bool {
-        let r = self.royal[color.index()];
-        r.is_single() && r.first().is_some_and(|sq| self.is_attacked(sq, !color))
+        self.sole_royal(color)
+            .is_some_and(|sq| self.is_attacked(sq, !color))
     }
 
     /// Plays a move without checking it. Only for moves from [`Position::legal_moves`] (or
@@ -529,6 +559,10 @@ impl Position {
         self.by_class[us][v.class_of[k] as usize % MAX_KINDS] ^= moved;
         if v.royal_kinds >> k & 1 != 0 {
             self.royal[us] ^= moved;
+            // A sole royal piece is still the only one; of several, none is.
+            if self.sole_royal[us] == from.0 {
+                self.sole_royal[us] = to.0;
+            }
         }
         let z = &v.zobrist;
         let mut hash = self.hash ^ z.piece(code, from) ^ z.piece(code, to) ^ z.side;
@@ -545,6 +579,7 @@ impl Position {
             }
             if v.royal_kinds >> vk & 1 != 0 {
                 self.royal[them] ^= bit;
+                self.sole_royal[them] = sole_square(self.royal[them]);
             }
             hash ^= z.piece(victim, to);
             // A captured king takes its side's swap right with it.
@@ -600,7 +635,6 @@ impl Position {
             return false;
         }
         let occupied = self.occupied();
-        let waiting = self.waiting(by);
         let by_class = &self.by_class[by.index()];
         while classes != 0 {
             let c = classes.trailing_zeros() as usize;
@@ -608,7 +642,11 @@ impl Position {
             let (Some(&pieces), Some(table)) = (by_class.get(c), v.tables.get(c)) else {
                 continue;
             };
-            let pieces = pieces & !waiting;
+            let pieces = if v.waiting_classes >> c & 1 != 0 {
+                pieces & !self.waiting_of(by)
+            } else {
+                pieces
+            };
             if pieces.nonempty() && table.attacks(by, target, pieces, occupied) {
                 return true;
             }
@@ -764,5 +802,64 @@ impl Position {
     /// Whether a move captures (or, for a lift, removes) a piece.
     pub fn is_capture(&self, m: Move) -> bool {
         m.kind != MoveKind::Swap && m.kind != MoveKind::Relocation && self.board[m.to.index()] != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{Options, random_game};
+
+    /// `sole_royal` as computed from scratch.
+    fn sole_from_scratch(pos: &Position) -> [u8; 2] {
+        [sole_square(pos.royal[0]), sole_square(pos.royal[1])]
+    }
+
+    /// The sole royal square stays in step with the royal sets through every kind of move
+    /// and take-back, in every built-in variant, captures of royal pieces included.
+    #[test]
+    fn sole_royal_stays_in_step() {
+        let options = Options {
+            max_plies: 300,
+            ..Options::default()
+        };
+        let mut plain = 0;
+        for id in crate::variants::builtin_ids() {
+            let variant = crate::variants::builtin(&id).unwrap();
+            for i in 0..12 {
+                let game = random_game(&variant, 5, i, &options);
+                let mut pos = game.start().clone();
+                assert_eq!(pos.sole_royal, sole_from_scratch(&pos), "{id} start");
+                for &m in game.moves() {
+                    let before = pos.clone();
+                    let undo = pos.play_unchecked(m);
+                    assert_eq!(pos.sole_royal, sole_from_scratch(&pos), "{id} {m:?}");
+                    pos.undo(undo);
+                    assert_eq!(pos.sole_royal, before.sole_royal, "{id} undo {m:?}");
+                    // The plain move, where it applies: a normal move changing two squares.
+                    if m.kind == MoveKind::Normal
+                        && m.promotion.is_none()
+                        && before
+                            .after(m)
+                            .board
+                            .iter()
+                            .zip(&before.board)
+                            .filter(|(a, b)| a != b)
+                            .count()
+                            <= 2
+                    {
+                        let v = before.variant.clone();
+                        let mut p = before.clone();
+                        let u = p.play_plain(&v, m.from, m.to);
+                        assert_eq!(p.sole_royal, sole_from_scratch(&p), "{id} plain {m:?}");
+                        p.undo_plain(m.from, m.to, u);
+                        assert_eq!(p.sole_royal, before.sole_royal, "{id} undo plain {m:?}");
+                        plain += 1;
+                    }
+                    pos.play_unchecked(m);
+                }
+            }
+        }
+        assert!(plain > 10_000, "{plain} plain moves tried");
     }
 }

@@ -126,6 +126,9 @@ pub struct Variant {
     /// The kinds that wait on their last rank, immune and without ordinary moves: these pawns,
     /// or the pawn of pawns after its first and second arrivals.
     pub(crate) waiting_kinds: u64,
+    /// The classes of `waiting_kinds` (bit per class): attack tests need the waiting pieces
+    /// only among candidates of these classes.
+    pub(crate) waiting_classes: u32,
     /// Per side and kind: how many the start position has (for promotion to lost pieces).
     pub(crate) start_count: ByColor<[u8; MAX_KINDS]>,
     pub(crate) zobrist: Zobrist,
@@ -425,6 +428,7 @@ impl Variant {
             pawn_kinds,
             waiting_pawn_kinds,
             waiting_kinds,
+            waiting_classes: 0,
             start_count: ByColor::new([0; MAX_KINDS], [0; MAX_KINDS]),
             zobrist,
             symbols,
@@ -441,6 +445,9 @@ impl Variant {
         };
         for (i, k) in variant.kinds.iter().enumerate() {
             variant.class_of[i] = k.class;
+            if variant.waiting_kinds >> i & 1 != 0 {
+                variant.waiting_classes |= 1 << k.class;
+            }
             if let [b @ b'A'..=b'Z'] = k.symbol.as_bytes()
                 && !k.pawn
             {
