@@ -530,49 +530,26 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
         dead: false,
         pending: None,
     }];
-    for (i, tok) in raw.tokens.iter().enumerate() {
+    let mut next = 0;
+    while next < raw.tokens.len() {
+        if shortcuts
+            && let Some(frame) = stack.last_mut()
+            && !frame.dead
+        {
+            next = quick_run(&mut r, raw, frame, &variant, next);
+        }
+        let Some(tok) = raw.tokens.get(next) else {
+            break;
+        };
+        let i = next;
+        next += 1;
         match tok.kind {
-            TokenKind::Move(packed) => {
+            TokenKind::Move(_) => {
                 let Some(frame) = stack.last_mut() else { break };
                 if frame.dead {
                     continue;
                 }
                 let start = r.canonical_text.len();
-                if shortcuts
-                    && let Some(short) = packed.get()
-                    && let Some(check) = play_short(&mut frame.game, &variant, &short)
-                {
-                    // A legal move followed the last check: it was no mate.
-                    if let Some(p) = frame.pending.take() {
-                        settle(&mut r, raw, &frame.game, p, false);
-                    }
-                    let ply = frame.game.moves().len() as u32;
-                    if check {
-                        frame.pending = Some(Pending {
-                            canon: r.canonical.len(),
-                            ply,
-                            span: tok.span,
-                            written: short.suffix,
-                        });
-                    } else if let Some(w) = short.suffix {
-                        r.problems.push(mark_problem(
-                            raw,
-                            tok.span,
-                            ply,
-                            &frame.game.previous_position(),
-                            mark_message(Some(w), None),
-                        ));
-                    }
-                    // The short forms are canonical when they resolve here.
-                    r.canonical.push(Canon {
-                        token: i as u32,
-                        start: 0,
-                        len: short.len as u16,
-                        in_token: true,
-                        mark: None,
-                    });
-                    continue;
-                }
                 if let Some(p) = frame.pending.take() {
                     let mate = is_mate(&frame.game);
                     settle(&mut r, raw, &frame.game, p, mate);
@@ -1008,6 +985,65 @@ fn end_line(r: &mut Replay, raw: &RawGame, mut frame: Frame) {
         let mate = is_mate(&frame.game);
         settle(r, raw, &frame.game, p, mate);
     }
+}
+
+/// The common run of a line: move numbers, and moves in the short forms that
+/// [`Game::play_quick`] plays, from token `i` on. Returns the index of the first token left to
+/// the general loop of [`replay_with`], which would do the same with these.
+// A loop of its own keeps the game and the variant at hand: reached through the stack of
+// lines at every move, they were a chain of loads that each move waited on.
+#[inline]
+fn quick_run(
+    r: &mut Replay,
+    raw: &RawGame,
+    frame: &mut Frame,
+    variant: &Variant,
+    mut i: usize,
+) -> usize {
+    let game = &mut *frame.game;
+    while let Some(tok) = raw.tokens.get(i) {
+        match tok.kind {
+            TokenKind::MoveNumber { .. } => {}
+            TokenKind::Move(packed) => {
+                let Some(short) = packed.get() else { break };
+                let Some(check) = play_short(game, variant, &short) else {
+                    break;
+                };
+                // A legal move followed the last check: it was no mate.
+                if let Some(p) = frame.pending.take() {
+                    settle(r, raw, game, p, false);
+                }
+                let ply = game.moves().len() as u32;
+                if check {
+                    frame.pending = Some(Pending {
+                        canon: r.canonical.len(),
+                        ply,
+                        span: tok.span,
+                        written: short.suffix,
+                    });
+                } else if let Some(w) = short.suffix {
+                    r.problems.push(mark_problem(
+                        raw,
+                        tok.span,
+                        ply,
+                        &game.previous_position(),
+                        mark_message(Some(w), None),
+                    ));
+                }
+                // The short forms are canonical when they resolve here.
+                r.canonical.push(Canon {
+                    token: i as u32,
+                    start: 0,
+                    len: short.len as u16,
+                    in_token: true,
+                    mark: None,
+                });
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    i
 }
 
 /// [`Game::play_quick`] for a move in one of the short forms: maps its letter and square to the
