@@ -231,6 +231,9 @@ impl Game {
     ///
     /// `v` is the game's variant, which the caller holds: reached through the position, it
     /// is a chain of loads that every move would wait on.
+    // Inlined into its one caller, replay's loop over a line's short-form moves: the values
+    // it reads there (the square, the letter's kind) stay in registers.
+    #[inline(always)]
     pub(crate) fn play_quick(&mut self, v: &Variant, q: Quick) -> Option<bool> {
         use super::movement::{MODE_CAPTURE, MODE_MOVE};
         debug_assert!(std::ptr::eq(v, &**self.position.variant()));
