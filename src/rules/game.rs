@@ -25,8 +25,11 @@ pub struct Game {
     moves: Vec<Move>,
     /// The hash of every position, the start included.
     hashes: Vec<u64>,
+    /// Whether the side to move is in check (the last move gave check).
+    in_check: bool,
     /// Beside each entry of `hashes`: whether the move that led there gave check (for the
-    /// start: whether the side to move is in check).
+    /// start: whether the side to move is in check); kept, as `keys`, only under rules that
+    /// compare positions (else empty).
     checks: Vec<bool>,
     /// Beside each entry of `hashes`, the pieces and side to move (see [`push_key`]), one
     /// after another, to tell positions apart when hashes collide; kept only under rules that
@@ -75,15 +78,18 @@ impl Game {
     pub fn new(start: Position) -> Game {
         let (hash, check) = (start.hash(), start.is_check());
         let mut keys = Vec::new();
+        let mut checks = Vec::new();
         if Self::tracks(&start) {
             push_key(&mut keys, &start);
+            checks.push(check);
         }
         Game {
             position: start.clone(),
             start,
             moves: Vec::new(),
             hashes: vec![hash],
-            checks: vec![check],
+            in_check: check,
+            checks,
             keys,
             last: None,
         }
@@ -99,8 +105,8 @@ impl Game {
         let mut g = Game::new(start);
         g.moves.reserve(plies);
         g.hashes.reserve(plies);
-        g.checks.reserve(plies);
         if !g.keys.is_empty() {
+            g.checks.reserve(plies);
             g.keys.reserve(plies * key_len(&g.start));
         }
         g
@@ -187,7 +193,7 @@ impl Game {
     ///
     /// Only for variants whose legality needs no history (no permanent-check rule).
     pub fn play_if_legal(&mut self, m: Move) -> bool {
-        let in_check = self.checks.last().copied().unwrap_or(false);
+        let in_check = self.in_check;
         let undo = self.position.play_unchecked(m);
         if !self.position.mover_safe_after(m, &undo, in_check) {
             self.position.undo(undo);
@@ -210,8 +216,9 @@ impl Game {
     fn record_checked(&mut self, m: Move, last: Last, check: bool) {
         self.last = Some(last);
         self.hashes.push(self.position.hash());
-        self.checks.push(check);
+        self.in_check = check;
         if !self.keys.is_empty() {
+            self.checks.push(check);
             push_key(&mut self.keys, &self.position);
         }
         self.moves.push(m);
@@ -303,7 +310,7 @@ impl Game {
         let royal_moving = v.royal_kinds >> ((moving.wrapping_sub(1) >> 1) & 63) & 1 != 0;
         let victim_royal =
             target != 0 && v.royal_kinds >> ((target.wrapping_sub(1) >> 1) & 63) & 1 != 0;
-        let in_check = self.checks.last().copied().unwrap_or(false);
+        let in_check = self.in_check;
         let permanent_check = v.rules().permanent_check == PermanentCheckRule::Illegal;
 
         let undo = self.position.play_plain(v, from, q.to);
@@ -416,7 +423,7 @@ impl Game {
 
     /// Whether the last move played gave check (attacks an enemy royal piece).
     pub fn last_move_gave_check(&self) -> bool {
-        !self.moves.is_empty() && self.checks.last().copied().unwrap_or(false)
+        !self.moves.is_empty() && self.in_check
     }
 
     /// The game taken apart: its start position, its moves, and the hash of every position
