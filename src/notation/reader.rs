@@ -856,20 +856,20 @@ impl<R: BufRead> Reader<R> {
         let base = self.base;
         // The reader's place, kept in registers here and stored back at the end.
         let (mut line, mut line_start) = (self.line, self.line_start);
-        let (mut col_offset, mut col) = (self.col_offset, self.col);
+        // Every byte read here is ASCII, so a column is the distance from the offset of the
+        // line's column 0: one value to keep, not a reference point and its column.
+        let mut column_zero = self.col_offset.wrapping_sub(u64::from(self.col));
         let mut at_start = *at_line_start;
         let mut tokens = false;
         let mut i = start;
-        // The span of `from..to` on the current line, moving the column's reference point.
-        let span = |from: usize, to: usize, line: u32, col_offset: &mut u64, col: &mut u32| {
+        // The span of `from..to` on the current line.
+        let span = |from: usize, to: usize, line: u32, column_zero: u64| {
             let offset = base + from as u64;
-            *col = col.saturating_add(offset.saturating_sub(*col_offset) as u32);
-            *col_offset = offset;
             Span {
                 offset,
                 len: (to - from) as u64,
                 line,
-                column: *col,
+                column: offset.wrapping_sub(column_zero) as u32,
             }
         };
         while i < end {
@@ -880,8 +880,7 @@ impl<R: BufRead> Reader<R> {
                     i += 1;
                     line = line.saturating_add(1);
                     line_start = base + i as u64;
-                    col_offset = line_start;
-                    col = 1;
+                    column_zero = line_start.wrapping_sub(1);
                     at_start = true;
                 }
                 b'1'..=b'9' => {
@@ -909,7 +908,7 @@ impl<R: BufRead> Reader<R> {
                     play_line.next = Some((number, now_black));
                     game.tokens.push(Token {
                         kind: TokenKind::MoveNumber { number, black },
-                        span: span(i, stop, line, &mut col_offset, &mut col),
+                        span: span(i, stop, line, column_zero),
                     });
                     at_start = false;
                     tokens = true;
@@ -943,7 +942,7 @@ impl<R: BufRead> Reader<R> {
                     };
                     game.tokens.push(Token {
                         kind: TokenKind::Move(short),
-                        span: span(i, stop, line, &mut col_offset, &mut col),
+                        span: span(i, stop, line, column_zero),
                     });
                     play_line.took_turn();
                     at_start = false;
@@ -955,8 +954,9 @@ impl<R: BufRead> Reader<R> {
         }
         self.line = line;
         self.line_start = line_start;
-        self.col_offset = col_offset;
-        self.col = col;
+        // The column of where this stops.
+        self.col_offset = base + i as u64;
+        self.col = self.col_offset.wrapping_sub(column_zero) as u32;
         if let Some(l) = self.lines.last_mut() {
             *l = play_line;
         }
