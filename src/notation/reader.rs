@@ -176,6 +176,32 @@ fn blanks(input: &[u8]) -> IResult<&[u8], &[u8]> {
     take_while(is_blank).parse(input)
 }
 
+/// The common form of a tag pair at the start of `line`, read in one pass: `[Name "value"]`
+/// with one space, a value of printable ASCII without a backslash or `"`. What [`tag_pair`] gives
+/// for it; `None` for anything else, which [`tag_pair`] reads.
+#[inline]
+fn plain_tag_pair(line: &[u8]) -> Option<TagParts> {
+    let rest = line.strip_prefix(b"[")?;
+    let name_len = rest.iter().position(|&b| !is_tag_name(b))?;
+    if name_len == 0 {
+        return None;
+    }
+    let value_start = 1 + name_len + 2;
+    if line.get(1 + name_len..value_start)? != b" \"" {
+        return None;
+    }
+    let value_len = line
+        .get(value_start..)?
+        .iter()
+        .position(|&b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')?;
+    let value_end = value_start + value_len;
+    (line.get(value_end..value_end + 2)? == b"\"]").then_some(TagParts {
+        name: (1, 1 + name_len),
+        value: (value_start, value_end),
+        len: value_end + 2,
+    })
+}
+
 /// Reads one tag pair `[Name "value"]` at the start of `line` (which holds no line end).
 fn tag_pair(line: &[u8]) -> Result<TagParts, TagFailure> {
     let at = |rest: &[u8]| line.len() - rest.len();
@@ -1026,6 +1052,16 @@ impl<R: BufRead> Reader<R> {
 
     /// Reads the tag pairs on the line from `i` to `eol`; returns where reading goes on.
     fn tag(&mut self, game: &mut RawGame, i: usize, eol: usize, skipping: bool) -> usize {
+        // The common form: all ASCII, so no UTF-8 to check.
+        if let Some(parts) = self.buf.get(i..eol).and_then(plain_tag_pair) {
+            if !skipping {
+                let span = self.span(i, i + parts.len);
+                let name = self.span(i + parts.name.0, i + parts.name.1);
+                let value = self.span(i + parts.value.0, i + parts.value.1);
+                game.tags.push(Tag { span, name, value });
+            }
+            return i + parts.len;
+        }
         let parsed = self.buf.get(i..eol).map(tag_pair);
         match parsed {
             Some(Ok(parts)) => {
@@ -1211,6 +1247,64 @@ impl<R: BufRead> Iterator for Reader<R> {
 mod tests {
     use super::*;
     use crate::notation::san::San;
+
+    #[test]
+    fn plain_tag_pairs_read_as_tag_pair_reads_them() {
+        let plain: &[&[u8]] = &[
+            b"[Event \"kabir generate\"]",
+            b"[Round \"1\"] [White \"x\"]",
+            b"[Date \"????.??.??\"]",
+            b"[Site \"\"]",
+            b"[A_1 \"~ !\"]",
+        ];
+        for &line in plain {
+            let got = plain_tag_pair(line);
+            assert!(got.is_some(), "{}", String::from_utf8_lossy(line));
+            assert_eq!(
+                got,
+                tag_pair(line).ok(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // Other forms are left to `tag_pair`.
+        let other: &[&[u8]] = &[
+            b"[ Event \"x\"]",
+            b"[Event  \"x\"]",
+            b"[Event \"x\" ]",
+            b"[Event \"a\\\"b\"]",
+            b"[Event \"caf\xc3\xa9\"]",
+            b"[Event \"tab\there\"]",
+            b"[Event \"open",
+            b"[Event x]",
+            b"[\"x\"]",
+            b"[Event \"x\"",
+        ];
+        for &line in other {
+            assert_eq!(
+                plain_tag_pair(line),
+                None,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // Whatever the bytes, a plain reading is the full one.
+        let alphabet = b"[]\" \\aZ_9\x80\t";
+        let mut seed = 7u64;
+        for _ in 0..20_000 {
+            let len = (seed % 12) as usize;
+            let mut line = b"[N \"".to_vec();
+            for _ in 0..len {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                line.push(alphabet[(seed >> 33) as usize % alphabet.len()]);
+            }
+            if let Some(parts) = plain_tag_pair(&line) {
+                assert_eq!(Some(parts), tag_pair(&line).ok(), "{:?}", line);
+            }
+        }
+    }
 
     #[test]
     fn blank_ahead_finds_the_first_byte_at_or_below_a_space() {
