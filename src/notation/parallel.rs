@@ -90,10 +90,12 @@ struct Cutter<R> {
 
 impl<R: Read> Cutter<R> {
     fn new(inner: R, size: usize) -> Cutter<R> {
+        let size = size.max(1);
         Cutter {
             inner,
-            size: size.max(1),
-            pending: Vec::new(),
+            size,
+            // A block and the read that ends it, without growing on the way.
+            pending: Vec::with_capacity(size.saturating_add(64 * 1024).min(1 << 24)),
             offset: 0,
             line: 1,
             eof: false,
@@ -139,7 +141,10 @@ impl<R: Read> Cutter<R> {
         if cut == 0 {
             return Ok(None);
         }
-        let rest = self.pending.split_off(cut);
+        // The bytes after the cut start the next block, in a buffer as roomy as this one.
+        let mut rest = Vec::with_capacity(self.pending.capacity());
+        rest.extend_from_slice(self.pending.get(cut..).unwrap_or(&[]));
+        self.pending.truncate(cut);
         let bytes = std::mem::replace(&mut self.pending, rest);
         let block = Block {
             offset: self.offset,

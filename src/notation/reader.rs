@@ -339,7 +339,9 @@ impl<R: BufRead> Reader<R> {
             col_unsure: true,
             lines: Vec::new(),
             errors: 0,
-            last_sizes: (0, 0, 0),
+            // Before any game is read, room for a game of about a hundred moves: its buffers
+            // then rarely grow (a reader per block of input starts here).
+            last_sizes: (2048, 256, 10),
             ended_open: false,
         }
     }
