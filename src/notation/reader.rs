@@ -1054,23 +1054,20 @@ impl<R: BufRead> Reader<R> {
 
     /// Reads the tag pairs on the line from `i` to `eol`; returns where reading goes on.
     fn tag(&mut self, game: &mut RawGame, i: usize, eol: usize, skipping: bool) -> usize {
-        // The common form: all ASCII, so no UTF-8 to check.
-        if let Some(parts) = self.buf.get(i..eol).and_then(plain_tag_pair) {
-            if !skipping {
-                let span = self.span(i, i + parts.len);
-                let name = self.span(i + parts.name.0, i + parts.name.1);
-                let value = self.span(i + parts.value.0, i + parts.value.1);
-                game.tags.push(Tag { span, name, value });
-            }
-            return i + parts.len;
-        }
-        let parsed = self.buf.get(i..eol).map(tag_pair);
+        let line = self.buf.get(i..eol);
+        // The common form is read in one pass, and is all ASCII: no UTF-8 to check.
+        let (parsed, ascii) = match line.and_then(plain_tag_pair) {
+            Some(parts) => (Some(Ok(parts)), true),
+            None => (line.map(tag_pair), false),
+        };
         match parsed {
             Some(Ok(parts)) => {
                 let (ns, ne) = (i + parts.name.0, i + parts.name.1);
                 let (vs, ve) = (i + parts.value.0, i + parts.value.1);
                 let before = game.diagnostics.len();
-                self.check_utf8(game, vs, ve);
+                if !ascii {
+                    self.check_utf8(game, vs, ve);
+                }
                 if game.diagnostics.len() == before && !skipping {
                     let span = self.span(i, i + parts.len);
                     let name = self.span(ns, ne);
