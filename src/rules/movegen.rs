@@ -234,17 +234,15 @@ impl Position {
     /// from one square to another, off every line towards the mover's royal piece, when that
     /// piece was not attacked before (`was_in_check` false).
     pub(crate) fn mover_safe_after(&self, m: Move, undo: &Undo, was_in_check: bool) -> bool {
-        if !was_in_check && m.kind == MoveKind::Normal && m.promotion.is_none() {
-            let royal = self.royal[(!self.turn).index()];
-            if undo.plain_capture().is_some()
-                && royal.is_single()
-                && !royal.contains(m.to)
-                && royal
-                    .first()
-                    .is_some_and(|k| !self.variant.lines_to(self.turn, k).contains(m.from))
-            {
-                return true;
-            }
+        if !was_in_check
+            && m.kind == MoveKind::Normal
+            && m.promotion.is_none()
+            && undo.plain_capture().is_some()
+            && self
+                .sole_royal(!self.turn)
+                .is_some_and(|k| k != m.to && !self.variant.lines_to(self.turn, k).contains(m.from))
+        {
+            return true;
         }
         self.mover_safe(m)
     }
@@ -256,15 +254,14 @@ impl Position {
     pub(crate) fn is_check_after(&self, m: Move, undo: &Undo) -> bool {
         let them = self.turn;
         let us = !them;
-        let royal = self.royal[them.index()];
         let variant = &*self.variant;
         let plain = m.kind == MoveKind::Normal
             && m.promotion.is_none()
-            && royal.is_single()
             && undo
                 .plain_capture()
                 .is_some_and(|c| Piece::from_code(c).is_none_or(|p| !variant.is_royal(p.kind)));
-        let (Some(king), Some(moved), true) = (royal.first(), self.piece_at(m.to), plain) else {
+        let (Some(king), Some(moved), true) = (self.sole_royal(them), self.piece_at(m.to), plain)
+        else {
             return self.is_check();
         };
         if !variant.geometry().is_main(king) {

@@ -815,8 +815,9 @@ mod tests {
         [sole_square(pos.royal[0]), sole_square(pos.royal[1])]
     }
 
-    /// The sole royal square stays in step with the royal sets through every kind of move
-    /// and take-back, in every built-in variant, captures of royal pieces included.
+    /// The sole royal square stays in step with the royal sets through every move of random
+    /// games of every built-in variant and its take-back, played in full and, where it
+    /// applies, the plain way.
     #[test]
     fn sole_royal_stays_in_step() {
         let options = Options {
