@@ -142,16 +142,35 @@ fn short(text: &str) -> String {
     }
 }
 
-/// The canonical SAN of the move that a movetext token resolved to, and its mark. The text is
-/// the token's own first `len` bytes when it was written canonically (the common case, so
-/// nothing is copied), else `len` bytes of `Replay::canonical_text` from `start`.
+/// The canonical SAN of the moves that movetext tokens resolved to: one move whose canonical
+/// text was written out, or a run of tokens whose moves were each written canonically in a
+/// short form (the common case: one entry for many moves, and nothing copied).
 #[derive(Debug, Clone, Copy)]
 struct Canon {
+    /// The (first) token.
     token: u32,
-    start: u32,
-    len: u16,
-    in_token: bool,
+    text: CanonText,
+    /// The check mark of the (last) move.
     mark: Option<Suffix>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum CanonText {
+    /// `len` bytes of `Replay::canonical_text` from `start`.
+    Written { start: u32, len: u16 },
+    /// Tokens `token..end`: each move among them is its token's short form (see
+    /// [`PackedShort`](crate::notation::san::PackedShort)), without the mark it was written with.
+    Run { end: u32 },
+}
+
+impl Canon {
+    /// Whether the entry comes wholly before token `i`.
+    fn before(&self, i: usize) -> bool {
+        match self.text {
+            CanonText::Written { .. } => (self.token as usize) < i,
+            CanonText::Run { end } => (end as usize) <= i,
+        }
+    }
 }
 
 /// A checking move whose mark waits for the next move of its line: if that move is legal,
@@ -208,28 +227,40 @@ impl Replay {
             .map_or_else(|| "*".to_string(), |r| r.as_str().to_string())
     }
 
-    /// The canonical SAN and check mark of the move that movetext token `i` resolved to.
-    /// `source` is the game's text when it is UTF-8 (checked once for the whole game, rather
-    /// than move by move).
+    /// The canonical SAN and check mark of the move that movetext token `i`, of entry `c`,
+    /// resolved to. `source` is the game's text when it is UTF-8 (checked once for the whole
+    /// game, rather than move by move).
     fn canonical_move<'a>(
         &'a self,
         raw: &'a RawGame,
         source: Option<&'a str>,
         c: &Canon,
+        i: usize,
     ) -> Option<(&'a str, &'static str)> {
-        let text = if c.in_token {
-            let token = raw.tokens.get(c.token as usize)?;
-            let start = usize::try_from(token.span.offset.checked_sub(raw.source_offset)?).ok()?;
-            let range = start..start + c.len as usize;
-            match source {
-                Some(s) => s.get(range)?,
-                None => std::str::from_utf8(raw.source.get(range)?).ok()?,
+        let (text, last) = match c.text {
+            CanonText::Run { end } => {
+                let token = raw.tokens.get(i)?;
+                let TokenKind::Move(packed) = token.kind else {
+                    return None;
+                };
+                let len = packed.get()?.len;
+                let start =
+                    usize::try_from(token.span.offset.checked_sub(raw.source_offset)?).ok()?;
+                let range = start..start + len;
+                let text = match source {
+                    Some(s) => s.get(range)?,
+                    None => std::str::from_utf8(raw.source.get(range)?).ok()?,
+                };
+                (text, i + 1 == end as usize)
             }
-        } else {
-            let start = c.start as usize;
-            self.canonical_text.get(start..start + c.len as usize)?
+            CanonText::Written { start, len } => {
+                let start = start as usize;
+                let text = self.canonical_text.get(start..start + len as usize)?;
+                (text, true)
+            }
         };
-        Some((text, c.mark.map_or("", Suffix::as_str)))
+        let mark = if last { c.mark } else { None };
+        Some((text, mark.map_or("", Suffix::as_str)))
     }
 
     /// The game's tag pairs in canonical order: the seven-tag roster (filled in where
@@ -308,11 +339,11 @@ impl Replay {
         for (i, tok) in raw.tokens.iter().enumerate() {
             match tok.kind {
                 TokenKind::Move(_) => {
-                    while canonical.next_if(|c| (c.token as usize) < i).is_some() {}
-                    let Some(c) = canonical.next_if(|c| c.token as usize == i) else {
+                    while canonical.next_if(|c| c.before(i)).is_some() {}
+                    let Some(&c) = canonical.peek().filter(|c| c.token as usize <= i) else {
                         continue;
                     };
-                    let Some((text, mark)) = self.canonical_move(raw, source, c) else {
+                    let Some((text, mark)) = self.canonical_move(raw, source, c, i) else {
                         continue;
                     };
                     let Some((before, now, fresh)) = lines.last_mut() else {
@@ -562,9 +593,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                         if let (Ok(start), Ok(len)) = (u32::try_from(start), u16::try_from(len)) {
                             r.canonical.push(Canon {
                                 token: i as u32,
-                                start,
-                                len,
-                                in_token: false,
+                                text: CanonText::Written { start, len },
                                 mark,
                             });
                         }
@@ -1001,6 +1030,9 @@ fn quick_run(
     mut i: usize,
 ) -> usize {
     let game = &mut *frame.game;
+    // The short forms are canonical when they resolve here: the run of tokens read so far
+    // gets one canonical entry, closed early by a check, whose mark is settled later.
+    let mut run = i;
     while let Some(tok) = raw.tokens.get(i) {
         match tok.kind {
             TokenKind::MoveNumber { .. } => {}
@@ -1021,6 +1053,8 @@ fn quick_run(
                         span: tok.span,
                         written: short.suffix,
                     });
+                    push_run(r, run, i + 1);
+                    run = i + 1;
                 } else if let Some(w) = short.suffix {
                     r.problems.push(mark_problem(
                         raw,
@@ -1030,20 +1064,24 @@ fn quick_run(
                         mark_message(Some(w), None),
                     ));
                 }
-                // The short forms are canonical when they resolve here.
-                r.canonical.push(Canon {
-                    token: i as u32,
-                    start: 0,
-                    len: short.len as u16,
-                    in_token: true,
-                    mark: None,
-                });
             }
             _ => break,
         }
         i += 1;
     }
+    if run < i {
+        push_run(r, run, i);
+    }
     i
+}
+
+/// Records that the moves of tokens `from..to` resolved in their short forms.
+fn push_run(r: &mut Replay, from: usize, to: usize) {
+    r.canonical.push(Canon {
+        token: from as u32,
+        text: CanonText::Run { end: to as u32 },
+        mark: None,
+    });
 }
 
 /// [`Game::play_quick`] for a move in one of the short forms: maps its letter and square to the
