@@ -581,13 +581,23 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                     continue;
                 }
                 let start = r.canonical_text.len();
-                if let Some(p) = frame.pending.take() {
-                    let mate = is_mate(&frame.game);
+                let Some(sp) = raw.san(tok) else {
+                    if let Some(p) = frame.pending.take() {
+                        let mate = is_mate(&frame.game);
+                        settle(&mut r, raw, &frame.game, p, mate);
+                    }
+                    continue;
+                };
+                // A pending check was no mate if this move is legal: judging mate (a search
+                // for a legal move) is left for when it is not.
+                let pending = frame.pending.take();
+                let (text, problems) = (&mut r.canonical_text, &mut r.problems);
+                let played = play(frame, &sp, raw, tok.span, text, problems, shortcuts);
+                if let Some(p) = pending {
+                    let mate = played.is_err() && is_mate(&frame.game);
                     settle(&mut r, raw, &frame.game, p, mate);
                 }
-                let Some(sp) = raw.san(tok) else { continue };
-                let (text, problems) = (&mut r.canonical_text, &mut r.problems);
-                match play(frame, &sp, raw, tok.span, text, problems, shortcuts) {
+                match played {
                     Ok(mark) => {
                         let len = r.canonical_text.len() - start;
                         if let (Ok(start), Ok(len)) = (u32::try_from(start), u16::try_from(len)) {
