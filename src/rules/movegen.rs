@@ -55,9 +55,15 @@ impl Position {
         let unchecked = royal.count() >= 2;
         let mut buf = Vec::with_capacity(64);
         let pieces = self.by_color[us.index()] & !self.waiting(us);
-        // In check most moves are illegal, and a royal piece's are the likeliest escapes: its
-        // moves are tried first.
-        for from in (pieces & royal).into_iter().chain(pieces & !royal) {
+        // In check (or with no pin lines) most moves are illegal, and a royal piece's are the
+        // likeliest escapes: its moves are tried first. Otherwise the other pieces' are, as
+        // most of them need no test at all.
+        let (first, then) = if lines.is_none() {
+            (pieces & royal, pieces & !royal)
+        } else {
+            (pieces & !royal, pieces & royal)
+        };
+        for from in first.into_iter().chain(then) {
             buf.clear();
             self.piece_moves(from, &mut buf);
             for &m in &buf {
