@@ -67,11 +67,7 @@ impl Position {
             buf.clear();
             self.piece_moves(from, &mut buf);
             for &m in &buf {
-                let safe = unchecked
-                    || lines.is_some_and(|l| {
-                        m.promotion.is_none() && !l.contains(m.from) && !royal.contains(m.from)
-                    });
-                if safe || self.is_legal_unchecked(m) {
+                if unchecked || safe_by_lines(lines, royal, m) || self.is_legal_unchecked(m) {
                     return true;
                 }
             }
@@ -95,9 +91,15 @@ impl Position {
             .filter(|&k| wanted(PieceKind(k)))
             .fold(0u64, |m, k| m | 1 << k);
         self.pseudo_legal_moves_to(to, kinds, out);
+        // Two or more candidates (a move written with its origin, most often): the pin lines
+        // spare most of them the test by playing.
+        let (lines, royal) = match out.len() {
+            0 | 1 => (None, Bitboard::EMPTY),
+            _ => (self.pin_lines(self.turn), self.royal[self.turn.index()]),
+        };
         let mut i = 0;
         while i < out.len() {
-            if self.is_legal_unchecked(out[i]) {
+            if safe_by_lines(lines, royal, out[i]) || self.is_legal_unchecked(out[i]) {
                 i += 1;
             } else {
                 out.remove(i);
@@ -549,4 +551,11 @@ impl Position {
     pub fn kind_at(&self, sq: Square) -> Option<PieceKind> {
         self.piece_at(sq).map(|p| p.kind)
     }
+}
+
+/// Whether the check rule cannot forbid the ordinary move `m`, given its side's pin lines
+/// ([`Position::pin_lines`], `None` when every move needs the full test) and royal pieces: a
+/// move of a piece off every line, that promotes nothing, uncovers nothing.
+fn safe_by_lines(lines: Option<Bitboard>, royal: Bitboard, m: Move) -> bool {
+    lines.is_some_and(|l| m.promotion.is_none() && !l.contains(m.from) && !royal.contains(m.from))
 }
