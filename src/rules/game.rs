@@ -23,7 +23,8 @@ pub struct Game {
     start: Position,
     position: Position,
     moves: Vec<Move>,
-    /// The hash of every position, the start included.
+    /// The hash of every position, the start included; empty when the game keeps no hashes
+    /// (see [`Game::without_hashes`]).
     hashes: Vec<u64>,
     /// Whether the side to move is in check (the last move gave check).
     in_check: bool,
@@ -110,6 +111,36 @@ impl Game {
             g.keys.reserve(plies * key_len(&g.start));
         }
         g
+    }
+
+    /// The game from here on keeps no position hashes as it goes, which makes each move
+    /// cheaper: [`Game::hashes`] and [`Game::into_parts`] then compute them when asked,
+    /// by playing the moves again. For checking games, not for indexing their positions.
+    /// Under rules that compare positions (repetition, permanent check) the hashes are
+    /// needed and kept anyway.
+    pub fn without_hashes(mut self) -> Game {
+        if self.keys.is_empty() {
+            self.hashes = Vec::new();
+            self.position.set_hashing(false);
+        }
+        self
+    }
+
+    /// Whether the game keeps its position hashes as it goes.
+    fn hashing(&self) -> bool {
+        !self.hashes.is_empty()
+    }
+
+    /// The hash of every position so far, computed by playing the moves again.
+    fn computed_hashes(&self) -> Vec<u64> {
+        let mut p = self.start.clone();
+        let mut hashes = Vec::with_capacity(self.moves.len() + 1);
+        hashes.push(p.hash());
+        for &m in &self.moves {
+            p.play_unchecked(m);
+            hashes.push(p.hash());
+        }
+        hashes
     }
 
     pub fn start(&self) -> &Position {
@@ -215,7 +246,9 @@ impl Game {
     #[inline(always)]
     fn record_checked(&mut self, m: Move, last: Last, check: bool) {
         self.last = Some(last);
-        self.hashes.push(self.position.hash());
+        if self.hashing() {
+            self.hashes.push(self.position.hash);
+        }
         self.in_check = check;
         if !self.keys.is_empty() {
             self.checks.push(check);
@@ -429,11 +462,55 @@ impl Game {
     /// The game taken apart: its start position, its moves, and the hash of every position
     /// (the start included).
     pub fn into_parts(self) -> (Position, Vec<Move>, Vec<u64>) {
-        (self.start, self.moves, self.hashes)
+        let hashes = if self.hashing() {
+            self.hashes
+        } else {
+            self.computed_hashes()
+        };
+        (self.start, self.moves, hashes)
     }
 
     /// Hashes of every position so far, the start included.
     pub fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
-        self.hashes.iter().copied()
+        let computed = if self.hashing() {
+            Vec::new()
+        } else {
+            self.computed_hashes()
+        };
+        self.hashes.iter().copied().chain(computed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{Options, random_game};
+
+    /// A game without hashes keeps none as it goes, gives the same ones as a game with them
+    /// when asked, and keeps them anyway under a rule that compares positions.
+    #[test]
+    fn a_game_without_hashes_computes_them_when_asked() {
+        let mut unhashed = 0;
+        for variant in crate::variants::builtins() {
+            let played = random_game(&variant, 5, 0, &Options::default());
+            let mut lean = Game::new(Position::start(&variant)).without_hashes();
+            let mut full = Game::new(Position::start(&variant));
+            for &m in played.moves() {
+                lean.play(m).unwrap();
+                full.play(m).unwrap();
+                assert_eq!(lean.position().hash(), full.position().hash());
+            }
+            assert!(played.moves().len() >= 20);
+            assert!(lean.hashes().eq(full.hashes()));
+            assert_eq!(lean.hashes().count(), played.moves().len() + 1);
+            if lean.hashing() {
+                assert!(!lean.keys.is_empty(), "{}", variant.name());
+            } else {
+                unhashed += 1;
+                assert!(lean.hashes.is_empty());
+            }
+            assert_eq!(lean.into_parts().2, full.into_parts().2);
+        }
+        assert!(unhashed >= 5, "{unhashed}");
     }
 }

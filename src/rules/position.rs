@@ -100,7 +100,12 @@ pub struct Position {
     pub(crate) swap: [bool; 2],
     pub(crate) halfmove: u32,
     pub(crate) fullmove: u32,
+    /// The Zobrist hash, kept up to date move by move while `hashing`; otherwise stale, and
+    /// [`Position::hash`] computes it.
     pub(crate) hash: u64,
+    /// Whether `hash` is kept up to date. A game that only checks its moves needs no hash,
+    /// and its two key look-ups a move cost more than the rest of a plain move's update.
+    hashing: bool,
     /// Per side, the pawns waiting for a lost piece in arrival order: one byte per pawn (its
     /// square index plus one), the first arrival in the lowest byte. Always 0 unless the
     /// variant promotes to lost pieces.
@@ -173,6 +178,7 @@ impl Position {
             halfmove: 0,
             fullmove: 1,
             hash: 0,
+            hashing: true,
             queue: [0; 2],
         }
     }
@@ -222,6 +228,7 @@ impl Position {
             halfmove: s.halfmove,
             fullmove: s.fullmove,
             hash: s.hash,
+            hashing: true,
             queue: s.queue,
         }
     }
@@ -252,7 +259,19 @@ impl Position {
 
     /// The Zobrist hash: pieces, side to move and swap rights (not the counters).
     pub fn hash(&self) -> u64 {
-        self.hash
+        if self.hashing {
+            self.hash
+        } else {
+            self.compute_hash()
+        }
+    }
+
+    /// Stops or resumes keeping the hash up to date move by move (see [`Position::hash`]).
+    pub(crate) fn set_hashing(&mut self, on: bool) {
+        if on && !self.hashing {
+            self.hash = self.compute_hash();
+        }
+        self.hashing = on;
     }
 
     /// The piece on a square.
@@ -291,7 +310,7 @@ impl Position {
         self.by_color[0] | self.by_color[1]
     }
 
-    /// The hash computed from scratch (equal to [`Position::hash`] at all times).
+    /// The hash computed from scratch (what [`Position::hash`] gives).
     pub fn compute_hash(&self) -> u64 {
         let z = &self.variant.zobrist;
         let mut h = 0;
@@ -565,7 +584,10 @@ impl Position {
             }
         }
         let z = &v.zobrist;
-        let mut hash = self.hash ^ z.piece(code, from) ^ z.piece(code, to) ^ z.side;
+        let mut hash = self.hash;
+        if self.hashing {
+            hash ^= z.piece(code, from) ^ z.piece(code, to) ^ z.side ^ z.piece(victim, to);
+        }
         if victim != 0 {
             let them = (victim.wrapping_sub(1) & 1) as usize;
             let vk = (victim.wrapping_sub(1) >> 1) as usize % MAX_KINDS;
@@ -581,7 +603,6 @@ impl Position {
                 self.royal[them] ^= bit;
                 self.sole_royal[them] = sole_square(self.royal[them]);
             }
-            hash ^= z.piece(victim, to);
             // A captured king takes its side's swap right with it.
             if v.rules().king_swap == Some(PieceKind(vk as u8)) && self.swap[them] {
                 self.swap[them] = false;
