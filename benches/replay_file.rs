@@ -6,13 +6,13 @@
 //!
 //! The file is read into memory first, so no I/O is timed. It is then read three times
 //! syntax-only (games split, tags and tokens read, every move's SAN syntax checked) and three
-//! times with every game replayed (`kabir::replay::replay`, the work of `kabir validate`), all
-//! on the calling thread; the best time of each is printed with its throughput and their
-//! ratio. `benches/validate_import.sh` runs it on the generated files of docs/PERFORMANCE.md.
+//! times with every game replayed (`kabir::replay::replay_unhashed`, the work of
+//! `kabir validate`), all on the calling thread; the best time of each is printed with its
+//! throughput and their ratio. `benches/validate_import.sh` runs it on the generated files of docs/PERFORMANCE.md.
 use std::time::{Duration, Instant};
 
 use kabir::notation::reader::Reader;
-use kabir::replay::replay;
+use kabir::replay::replay_unhashed;
 use kabir::variants::Registry;
 
 fn best_of(runs: usize, mut f: impl FnMut() -> u64) -> (Duration, u64) {
@@ -51,7 +51,7 @@ fn main() {
         Reader::new(&bytes[..])
             .filter_map(Result::ok)
             .map(|g| {
-                let r = replay(&g, &registry);
+                let r = replay_unhashed(&g, &registry);
                 r.game.as_ref().map_or(0, |g| g.moves().len() as u64)
             })
             .sum()

@@ -434,7 +434,14 @@ fn push_number(out: &mut String, n: u32) {
 
 /// Replays one game read from a file.
 pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
-    replay_with(raw, registry, true)
+    replay_with(raw, registry, true, true)
+}
+
+/// [`replay`] for checking a game, what `kabir validate` does: the same [`Replay`], but its
+/// game keeps no position hashes as it goes ([`Game::without_hashes`]), which makes each
+/// move cheaper. They are computed if asked for, so for indexing positions use [`replay`].
+pub fn replay_unhashed(raw: &RawGame, registry: &Registry) -> Replay {
+    replay_with(raw, registry, true, false)
 }
 
 /// [`replay`] the slow way, as a reference for tests: every move is resolved among all the
@@ -442,10 +449,10 @@ pub fn replay(raw: &RawGame, registry: &Registry) -> Replay {
 /// [`Replay`] as [`replay`].
 #[doc(hidden)]
 pub fn replay_reference(raw: &RawGame, registry: &Registry) -> Replay {
-    replay_with(raw, registry, false)
+    replay_with(raw, registry, false, true)
 }
 
-fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
+fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool) -> Replay {
     let mut r = Replay {
         number: raw.number,
         variant: None,
@@ -555,8 +562,9 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
         return r;
     }
 
+    let unhashed = |g: Game| if hashes { g } else { g.without_hashes() };
     let mut stack = vec![Frame {
-        game: Box::new(Game::with_capacity(start, raw.tokens.len())),
+        game: Box::new(unhashed(Game::with_capacity(start, raw.tokens.len()))),
         scratch: Vec::with_capacity(16),
         dead: false,
         pending: None,
@@ -625,7 +633,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool) -> Replay {
                         pending: None,
                     }
                 } else {
-                    let mut g = Game::new(parent.game.start().clone());
+                    let mut g = unhashed(Game::new(parent.game.start().clone()));
                     for &m in &parent.game.moves()[..n - 1] {
                         g.play_unchecked(m);
                     }

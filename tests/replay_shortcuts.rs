@@ -1,14 +1,15 @@
 //! Replay's shortcuts (moves resolved backwards from their destination, legality tested by
 //! playing, check marks judged late) give exactly what the slow reference replay gives: the
 //! same problems, moves, final positions and canonical text, for every variant, on generated
-//! games and on the same games damaged in several ways.
+//! games and on the same games damaged in several ways. The replay that keeps no hashes as it
+//! goes gives the same again, and the same hashes when asked.
 
 use std::sync::Arc;
 
 use kabir::generate::{Options, random_game};
 use kabir::notation::reader::Reader;
 use kabir::notation::write_game;
-use kabir::replay::{replay, replay_reference};
+use kabir::replay::{replay, replay_reference, replay_unhashed};
 use kabir::rules::{Game, Position, Variant};
 use kabir::variants::Registry;
 
@@ -377,6 +378,25 @@ fn shortcuts_give_the_reference_replay() {
                         fast.write_canonical(&raw),
                         slow.write_canonical(&raw),
                         "{id} game {i}:\n{text}"
+                    );
+                    let lean = replay_unhashed(&raw, &registry);
+                    let l = lean.game.as_ref().unwrap();
+                    assert_eq!(lean.problems, fast.problems, "{id} game {i}:\n{text}");
+                    assert_eq!(lean.is_valid(), fast.is_valid(), "{id} game {i}:\n{text}");
+                    assert_eq!(l.moves(), f.moves(), "{id} game {i}:\n{text}");
+                    assert_eq!(l.position(), f.position(), "{id} game {i}:\n{text}");
+                    assert_eq!(l.position().hash(), f.position().hash(), "{id} game {i}");
+                    assert_eq!(lean.status(), fast.status(), "{id} game {i}:\n{text}");
+                    assert!(l.hashes().eq(f.hashes()), "{id} game {i}:\n{text}");
+                    assert_eq!(
+                        lean.write_canonical(&raw),
+                        fast.write_canonical(&raw),
+                        "{id} game {i}:\n{text}"
+                    );
+                    assert_eq!(
+                        lean.game.unwrap().into_parts().2,
+                        fast.game.as_ref().unwrap().hashes().collect::<Vec<_>>(),
+                        "{id} game {i}"
                     );
                     compared += 1;
                     problems += fast.problems.len();

@@ -162,7 +162,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
             },
             Err(r) => Read::Rejected(Box::new(raw), Why::Invalid(r)),
         };
-        replay_file_with(path, &registry, work, |number, read| {
+        replay_file_with(path, &registry, true, work, |number, read| {
             totals.read += 1;
             let (mut raw, why) = match read {
                 Read::Stored(record) => {

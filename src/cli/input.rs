@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use kabir::notation::game::RawGame;
 use kabir::notation::parallel::read_parallel;
 use kabir::notation::reader::{ReadError, ReaderOptions};
-use kabir::replay::{Replay, replay};
+use kabir::replay::{Replay, replay, replay_unhashed};
 use kabir::variants::Registry;
 
 /// Opens a game file (`-` is standard input); `.gz` and `.zst` files are decompressed.
@@ -36,9 +36,9 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
     Ok(Box::new(BufReader::with_capacity(1 << 16, inner)))
 }
 
-/// Reads every game of a file and replays it, both on all cores (see
-/// [`kabir::notation::parallel`]), and calls `each` with each game and its replay in input
-/// order.
+/// Reads every game of a file and replays it to check it ([`replay_unhashed`]), both on all
+/// cores (see [`kabir::notation::parallel`]), and calls `each` with each game and its replay
+/// in input order.
 pub fn replay_file(
     path: &str,
     registry: &Registry,
@@ -47,6 +47,7 @@ pub fn replay_file(
     replay_file_with(
         path,
         registry,
+        false,
         |raw, r| (raw, r),
         |number, (mut raw, mut r)| {
             // Games are numbered in input order only once they are handed on.
@@ -59,10 +60,12 @@ pub fn replay_file(
 
 /// [`replay_file`] that hands each game and its replay to `work` on the worker thread that
 /// replayed it (which keeps what it needs: what it drops is freed where it was made) and what
-/// `work` gave to `each`, with the game's number.
+/// `work` gave to `each`, with the game's number. With `hashes`, the replayed games keep
+/// their position hashes as they go ([`replay`]), for an index of positions.
 pub fn replay_file_with<T: Send>(
     path: &str,
     registry: &Registry,
+    hashes: bool,
     work: impl Fn(RawGame, Replay) -> T + Sync,
     each: impl FnMut(u64, T) -> Result<()>,
 ) -> Result<()> {
@@ -70,7 +73,11 @@ pub fn replay_file_with<T: Send>(
         open(path)?,
         ReaderOptions::default(),
         |raw| {
-            let r = replay(&raw, registry);
+            let r = if hashes {
+                replay(&raw, registry)
+            } else {
+                replay_unhashed(&raw, registry)
+            };
             work(raw, r)
         },
         each,

@@ -158,7 +158,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                     .collect();
                 (r.is_valid(), problems)
             };
-            replay_file_with(path, &registry, work, |_, (valid, problems)| {
+            replay_file_with(path, &registry, false, work, |_, (valid, problems)| {
                 summary.count(valid, problems);
                 Ok(())
             })?;
