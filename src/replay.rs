@@ -866,7 +866,7 @@ fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String)
         return false;
     }
     // Several candidates: the legal ones decide both the move and its disambiguation.
-    game.legal_moves_to(to, |k| kinds & (1 << k.0) != 0, scratch);
+    game.retain_legal(scratch);
     if history {
         scratch.retain(|&m| !game.is_permanent_check(m));
     }

@@ -444,6 +444,13 @@ impl Game {
         self.position.legal_moves_to(to, wanted, out);
     }
 
+    /// Keeps those of the ordinary moves in `out` (from [`Position::pseudo_legal_moves_to`])
+    /// that are legal. Only for variants whose legality needs no history, as
+    /// [`Game::legal_moves_to`].
+    pub fn retain_legal(&mut self, out: &mut Vec<Move>) {
+        self.position.retain_legal(out);
+    }
+
     /// The position after the first `plies` moves (the start position for 0), played again
     /// from the start.
     pub fn position_after(&self, plies: usize) -> Position {

@@ -91,6 +91,12 @@ impl Position {
             .filter(|&k| wanted(PieceKind(k)))
             .fold(0u64, |m, k| m | 1 << k);
         self.pseudo_legal_moves_to(to, kinds, out);
+        self.retain_legal(out);
+    }
+
+    /// Keeps those of the ordinary moves in `out` (from [`Position::pseudo_legal_moves_to`])
+    /// that obey the check rule.
+    pub fn retain_legal(&mut self, out: &mut Vec<Move>) {
         // Two or more candidates (a move written with its origin, most often): the pin lines
         // spare most of them the test by playing.
         let (lines, royal) = match out.len() {
