@@ -458,7 +458,9 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         variant: None,
         game: None,
         problems: Vec::new(),
-        canonical: Vec::with_capacity(raw.tokens.len()),
+        // An entry per run of short-form moves, per check and per move resolved the general
+        // way.
+        canonical: Vec::with_capacity(raw.tokens.len() / 8),
         canonical_text: String::new(),
         complete: false,
         final_status: None,
@@ -563,8 +565,10 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
     }
 
     let unhashed = |g: Game| if hashes { g } else { g.without_hashes() };
+    let mut main_line = unhashed(Game::new(start));
+    main_line.reserve(raw.tokens.len());
     let mut stack = vec![Frame {
-        game: Box::new(unhashed(Game::with_capacity(start, raw.tokens.len()))),
+        game: Box::new(main_line),
         scratch: Vec::with_capacity(16),
         dead: false,
         pending: None,

@@ -104,13 +104,20 @@ impl Game {
     /// A new game with room for `plies` moves.
     pub fn with_capacity(start: Position, plies: usize) -> Game {
         let mut g = Game::new(start);
-        g.moves.reserve(plies);
-        g.hashes.reserve(plies);
-        if !g.keys.is_empty() {
-            g.checks.reserve(plies);
-            g.keys.reserve(plies * key_len(&g.start));
-        }
+        g.reserve(plies);
         g
+    }
+
+    /// Makes room for `plies` more moves.
+    pub fn reserve(&mut self, plies: usize) {
+        self.moves.reserve(plies);
+        if self.hashing() {
+            self.hashes.reserve(plies);
+        }
+        if !self.keys.is_empty() {
+            self.checks.reserve(plies);
+            self.keys.reserve(plies * key_len(&self.start));
+        }
     }
 
     /// The game from here on keeps no position hashes as it goes, which makes each move
