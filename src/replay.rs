@@ -579,7 +579,11 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
             && let Some(frame) = stack.last_mut()
             && !frame.dead
         {
-            next = quick_run(&mut r, raw, frame, &variant, next);
+            next = if frame.game.hashing() {
+                quick_run::<true>(&mut r, raw, frame, &variant, next)
+            } else {
+                quick_run::<false>(&mut r, raw, frame, &variant, next)
+            };
         }
         let Some(tok) = raw.tokens.get(next) else {
             break;
@@ -1044,7 +1048,7 @@ fn end_line(r: &mut Replay, raw: &RawGame, mut frame: Frame) {
 // A loop of its own keeps the game and the variant at hand: reached through the stack of
 // lines at every move, they were a chain of loads that each move waited on.
 #[inline]
-fn quick_run(
+fn quick_run<const HASH: bool>(
     r: &mut Replay,
     raw: &RawGame,
     frame: &mut Frame,
@@ -1060,7 +1064,7 @@ fn quick_run(
             TokenKind::MoveNumber { .. } => {}
             TokenKind::Move(packed) => {
                 let Some(short) = packed.get() else { break };
-                let Some(check) = play_short(game, variant, &short) else {
+                let Some(check) = play_short::<HASH>(game, variant, &short) else {
                     break;
                 };
                 // A legal move followed the last check: it was no mate.
@@ -1109,7 +1113,11 @@ fn push_run(r: &mut Replay, from: usize, to: usize) {
 /// [`Game::play_quick`] for a move in one of the short forms: maps its letter and square to the
 /// variant. `None` (nothing played) when the general way must resolve it.
 #[inline]
-fn play_short(game: &mut Game, variant: &Variant, short: &ShortSan) -> Option<bool> {
+fn play_short<const HASH: bool>(
+    game: &mut Game,
+    variant: &Variant,
+    short: &ShortSan,
+) -> Option<bool> {
     let kind = match short.piece {
         Some(letter) => Some(variant.san_letter(letter)?),
         None => None,
@@ -1117,7 +1125,7 @@ fn play_short(game: &mut Game, variant: &Variant, short: &ShortSan) -> Option<bo
     let to = variant
         .geometry()
         .main_square(short.to.file, short.to.rank)?;
-    game.play_quick(
+    game.play_quick::<HASH>(
         variant,
         Quick {
             kind,

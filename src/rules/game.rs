@@ -134,7 +134,7 @@ impl Game {
     }
 
     /// Whether the game keeps its position hashes as it goes.
-    fn hashing(&self) -> bool {
+    pub(crate) fn hashing(&self) -> bool {
         !self.hashes.is_empty()
     }
 
@@ -277,11 +277,13 @@ impl Game {
     /// way then finds the same move, or the exact error.
     ///
     /// `v` is the game's variant, which the caller holds: reached through the position, it
-    /// is a chain of loads that every move would wait on.
+    /// is a chain of loads that every move would wait on; `HASH` must be whether the game
+    /// keeps hashes ([`Game::hashing`]), a constant for the same reason as in
+    /// `Position::play_plain`.
     // Inlined into its one caller, replay's loop over a line's short-form moves: the values
     // it reads there (the square, the letter's kind) stay in registers.
     #[inline(always)]
-    pub(crate) fn play_quick(&mut self, v: &Variant, q: Quick) -> Option<bool> {
+    pub(crate) fn play_quick<const HASH: bool>(&mut self, v: &Variant, q: Quick) -> Option<bool> {
         use super::movement::{MODE_CAPTURE, MODE_MOVE};
         debug_assert!(std::ptr::eq(v, &**self.position.variant()));
         let pos = &self.position;
@@ -353,7 +355,7 @@ impl Game {
         let in_check = self.in_check;
         let permanent_check = v.rules().permanent_check == PermanentCheckRule::Illegal;
 
-        let undo = self.position.play_plain(v, from, q.to);
+        let undo = self.position.play_plain::<HASH>(v, from, q.to);
         let pos = &self.position;
         let table = v.tables.get(class as usize)?;
         // The check rule: with one royal piece, not attacked before, a move of another

@@ -558,9 +558,19 @@ impl Position {
     /// [`Position::play_unchecked`] for a move from one square to another that changes no
     /// other square and promotes nothing (the caller makes sure), in fewer steps: the moving
     /// piece's sets change by both squares at once.
+    ///
+    /// `HASH` must be whether the position keeps its hash up to date (see
+    /// [`Position::hash`]): a constant, so that a game without hashes has no test for it in
+    /// its commonest move.
     // Inlined into its one caller, `Game::play_quick`, which keeps the squares in registers.
     #[inline(always)]
-    pub(crate) fn play_plain(&mut self, v: &Variant, from: Square, to: Square) -> PlainUndo {
+    pub(crate) fn play_plain<const HASH: bool>(
+        &mut self,
+        v: &Variant,
+        from: Square,
+        to: Square,
+    ) -> PlainUndo {
+        debug_assert_eq!(HASH, self.hashing);
         let code = self.board[from.index()];
         let victim = self.board[to.index()];
         let undo = PlainUndo {
@@ -585,7 +595,7 @@ impl Position {
         }
         let z = &v.zobrist;
         let mut hash = self.hash;
-        if self.hashing {
+        if HASH {
             hash ^= z.piece(code, from) ^ z.piece(code, to) ^ z.side ^ z.piece(victim, to);
         }
         if victim != 0 {
@@ -872,7 +882,7 @@ mod tests {
                     {
                         let v = before.variant.clone();
                         let mut p = before.clone();
-                        let u = p.play_plain(&v, m.from, m.to);
+                        let u = p.play_plain::<true>(&v, m.from, m.to);
                         assert_eq!(p.sole_royal, sole_from_scratch(&p), "{id} plain {m:?}");
                         p.undo_plain(m.from, m.to, u);
                         assert_eq!(p.sole_royal, before.sole_royal, "{id} undo plain {m:?}");
