@@ -257,7 +257,9 @@ impl Position {
         self.fullmove
     }
 
-    /// The Zobrist hash: pieces, side to move and swap rights (not the counters).
+    /// The Zobrist hash: pieces, side to move and swap rights (not the counters). Computed
+    /// from scratch for the position of a game that keeps no hashes
+    /// ([`Game::without_hashes`](super::Game::without_hashes)).
     pub fn hash(&self) -> u64 {
         if self.hashing {
             self.hash
