@@ -597,18 +597,22 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
                     continue;
                 }
                 let start = r.canonical_text.len();
-                let pending = frame.pending.take();
-                let played = raw.san(tok).map(|sp| {
-                    let (text, problems) = (&mut r.canonical_text, &mut r.problems);
-                    play(frame, &sp, raw, tok.span, text, problems, shortcuts)
-                });
+                let Some(sp) = raw.san(tok) else {
+                    if let Some(p) = frame.pending.take() {
+                        let mate = is_mate(&frame.game);
+                        settle(&mut r, raw, &frame.game, p, mate);
+                    }
+                    continue;
+                };
                 // A pending check was no mate if this move is legal: judging mate (a search
                 // for a legal move) is left for when it is not.
+                let pending = frame.pending.take();
+                let (text, problems) = (&mut r.canonical_text, &mut r.problems);
+                let played = play(frame, &sp, raw, tok.span, text, problems, shortcuts);
                 if let Some(p) = pending {
-                    let mate = !matches!(played, Some(Ok(_))) && is_mate(&frame.game);
+                    let mate = played.is_err() && is_mate(&frame.game);
                     settle(&mut r, raw, &frame.game, p, mate);
                 }
-                let Some(played) = played else { continue };
                 match played {
                     Ok(mark) => {
                         let len = r.canonical_text.len() - start;
