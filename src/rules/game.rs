@@ -128,14 +128,14 @@ impl Game {
     pub fn without_hashes(mut self) -> Game {
         if self.keys.is_empty() {
             self.hashes = Vec::new();
-            self.position.stop_hashing();
+            self.position.set_hashing(false);
         }
         self
     }
 
     /// Whether the game keeps its position hashes as it goes.
     pub(crate) fn hashing(&self) -> bool {
-        self.position.hashing()
+        !self.hashes.is_empty()
     }
 
     /// The hash of every position so far, computed by playing the moves again.

@@ -268,14 +268,12 @@ impl Position {
         }
     }
 
-    /// Whether the hash is kept up to date move by move.
-    pub(crate) fn hashing(&self) -> bool {
-        self.hashing
-    }
-
-    /// Stops keeping the hash up to date move by move (see [`Position::hash`]).
-    pub(crate) fn stop_hashing(&mut self) {
-        self.hashing = false;
+    /// Stops or resumes keeping the hash up to date move by move (see [`Position::hash`]).
+    pub(crate) fn set_hashing(&mut self, on: bool) {
+        if on && !self.hashing {
+            self.hash = self.compute_hash();
+        }
+        self.hashing = on;
     }
 
     /// The piece on a square.
