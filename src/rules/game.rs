@@ -128,7 +128,7 @@ impl Game {
     pub fn without_hashes(mut self) -> Game {
         if self.keys.is_empty() {
             self.hashes = Vec::new();
-            self.position.set_hashing(false);
+            self.position.stop_hashing();
         }
         self
     }

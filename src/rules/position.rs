@@ -268,12 +268,9 @@ impl Position {
         }
     }
 
-    /// Stops or resumes keeping the hash up to date move by move (see [`Position::hash`]).
-    pub(crate) fn set_hashing(&mut self, on: bool) {
-        if on && !self.hashing {
-            self.hash = self.compute_hash();
-        }
-        self.hashing = on;
+    /// Stops keeping the hash up to date move by move (see [`Position::hash`]).
+    pub(crate) fn stop_hashing(&mut self) {
+        self.hashing = false;
     }
 
     /// The piece on a square.
