@@ -2,7 +2,7 @@
 //! parallel chunks and handed on in input order.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -13,27 +13,25 @@ use kabir::notation::reader::{ReadError, ReaderOptions};
 use kabir::replay::{Replay, replay, replay_unhashed};
 use kabir::variants::Registry;
 
-/// Opens a game file (`-` is standard input); `.gz` and `.zst` files are decompressed.
-pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
+/// Opens a game file (`-` is standard input); `.gz` and `.zst` files are decompressed. The
+/// reading is unbuffered: it is read in large pieces straight into the blocks of
+/// [`read_parallel`], with no buffer to copy through.
+pub fn open(path: &str) -> Result<Box<dyn Read + Send>> {
     if path == "-" {
-        return Ok(Box::new(BufReader::with_capacity(
-            1 << 16,
-            std::io::stdin(),
-        )));
+        return Ok(Box::new(std::io::stdin()));
     }
     let file = File::open(path).with_context(|| format!("cannot open {path}"))?;
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         anyhow::bail!("{path} is a directory, not a game file");
     }
-    let inner: Box<dyn Read + Send> = match Path::new(path).extension().and_then(|e| e.to_str()) {
+    Ok(match Path::new(path).extension().and_then(|e| e.to_str()) {
         Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file))),
         Some("zst") => Box::new(
             zstd::stream::read::Decoder::new(file)
                 .with_context(|| format!("cannot read {path} as zstd"))?,
         ),
         _ => Box::new(file),
-    };
-    Ok(Box::new(BufReader::with_capacity(1 << 16, inner)))
+    })
 }
 
 /// Reads every game of a file and replays it to check it ([`replay_unhashed`]), both on all

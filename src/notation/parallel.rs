@@ -104,13 +104,11 @@ impl<R: Read> Cutter<R> {
 
     /// Reads until `pending` holds at least `want` bytes or the input ends.
     fn fill(&mut self, want: usize) -> Result<(), ReadError> {
-        let mut chunk = [0u8; 64 * 1024];
         while self.pending.len() < want && !self.eof {
-            match self.inner.read(&mut chunk) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self
-                    .pending
-                    .extend_from_slice(chunk.get(..n).unwrap_or(&[])),
+            // Straight into `pending`, which has room for a block: no buffer in between.
+            let asked = (want - self.pending.len()) as u64;
+            match (&mut self.inner).take(asked).read_to_end(&mut self.pending) {
+                Ok(n) => self.eof = (n as u64) < asked,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(source) => {
                     return Err(ReadError {
@@ -178,15 +176,16 @@ enum Tail {
 }
 
 /// Reads every game of `bytes` (which start at `offset`, line `line` of the input) and works
-/// on each, except a last game that may go on in the input after `bytes`.
+/// on each, except a last game that may go on in the input after `bytes`. The bytes are read
+/// where they are and given back.
 fn read_all<T>(
-    bytes: &[u8],
+    bytes: Vec<u8>,
     offset: u64,
     line: u32,
     options: ReaderOptions,
     work: &(impl Fn(RawGame) -> T + Sync),
-) -> (Vec<T>, Tail) {
-    let mut reader = Reader::starting_at(bytes, options, offset, line);
+) -> (Vec<T>, Tail, Vec<u8>) {
+    let mut reader = Reader::of_bytes(bytes, options, offset, line);
     let mut games = Vec::new();
     let mut last: Option<RawGame> = None;
     // A byte slice cannot fail to read. Each game is worked on once the next one is read,
@@ -207,7 +206,7 @@ fn read_all<T>(
             Tail::Game(raw.source, raw.source_offset, line)
         }
     };
-    (games, tail)
+    (games, tail, reader.into_bytes())
 }
 
 /// Reads every game of `input` on all cores, hands each game to `work` (on the thread that
@@ -277,12 +276,25 @@ where
                     };
                     let Ok((i, block)) = next else { return };
                     // A bug that panics here must not leave the caller waiting for this block.
+                    let Block {
+                        bytes,
+                        offset,
+                        line,
+                    } = block;
                     let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_all(&block.bytes, block.offset, block.line, options, work)
+                        read_all(bytes, offset, line, options, work)
                     }));
                     let result = match read {
-                        Ok((games, tail)) => Ok(BlockGames { block, games, tail }),
-                        Err(_) => Err(block.offset),
+                        Ok((games, tail, bytes)) => Ok(BlockGames {
+                            block: Block {
+                                bytes,
+                                offset,
+                                line,
+                            },
+                            games,
+                            tail,
+                        }),
+                        Err(_) => Err(offset),
                     };
                     if results_out.send((i, result)).is_err() {
                         return;
@@ -342,7 +354,7 @@ where
                 ),
                 Some((mut bytes, offset, line)) => {
                     bytes.extend_from_slice(&r.block.bytes);
-                    let (games, end) = read_all(&bytes, offset, line, options, &work);
+                    let (games, end, bytes) = read_all(bytes, offset, line, options, &work);
                     (games, end, (bytes, offset, line))
                 }
             };
@@ -358,7 +370,7 @@ where
         drop(to_workers);
         // The input ended: a game held back ended there.
         if let Some((bytes, offset, line)) = tail.take() {
-            let mut reader = Reader::starting_at(&bytes[..], options, offset, line);
+            let mut reader = Reader::of_bytes(bytes, options, offset, line);
             let games = std::iter::from_fn(|| reader.next().and_then(Result::ok)).map(&work);
             emit(games.collect(), &mut each)?;
         }

@@ -314,6 +314,29 @@ pub struct Reader<R> {
     ended_open: bool,
 }
 
+impl Reader<io::Empty> {
+    /// A reader of `bytes`, the whole input, that starts at byte `offset` and line `line` of
+    /// a larger input, as [`Reader::starting_at`]. The bytes become the reader's buffer as
+    /// they are, so they are not copied, and [`Reader::into_bytes`] gives them back.
+    pub(crate) fn of_bytes(
+        bytes: Vec<u8>,
+        options: ReaderOptions,
+        offset: u64,
+        line: u32,
+    ) -> Reader<io::Empty> {
+        let mut r = Reader::starting_at(io::empty(), options, offset, line);
+        r.buf = bytes;
+        r.eof = true;
+        r
+    }
+
+    /// The bytes given to [`Reader::of_bytes`], unchanged: a reader whose input has ended
+    /// drops none of them.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
 impl<R: BufRead> Reader<R> {
     /// A reader with default options.
     pub fn new(inner: R) -> Reader<R> {
@@ -1019,7 +1042,8 @@ impl<R: BufRead> Reader<R> {
     /// Moves the start of the next game to `end`, dropping old bytes once they are many.
     fn consume(&mut self, end: usize) {
         self.head = end.min(self.buf.len());
-        if self.head >= CHUNK && self.head * 2 >= self.buf.len() {
+        // Once the input has ended the buffer grows no more, so old bytes can stay.
+        if !self.eof && self.head >= CHUNK && self.head * 2 >= self.buf.len() {
             self.buf.drain(..self.head);
             self.base += self.head as u64;
             self.head = 0;
