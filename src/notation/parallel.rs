@@ -169,22 +169,24 @@ enum Tail {
     /// Nothing: its last game ended where a `[` line begins a new one.
     None,
     /// Its last game, which ran to the end and might go on (a comment left open, a game of
-    /// tags only): its bytes, where they start, and their line. It was not worked on.
-    Game(Vec<u8>, u64, u32),
+    /// tags only), as a block of its own. It was not worked on.
+    Game(Block),
     /// It held no game, only blank space, which belongs to the next game's source.
     Blank,
 }
 
-/// Reads every game of `bytes` (which start at `offset`, line `line` of the input) and works
-/// on each, except a last game that may go on in the input after `bytes`. The bytes are read
-/// where they are and given back.
+/// Reads every game of a block and works on each, except a last game that may go on in the
+/// input after it. The block's bytes are read where they are and come back with its games.
 fn read_all<T>(
-    bytes: Vec<u8>,
-    offset: u64,
-    line: u32,
+    block: Block,
     options: ReaderOptions,
     work: &(impl Fn(RawGame) -> T + Sync),
-) -> (Vec<T>, Tail, Vec<u8>) {
+) -> BlockGames<T> {
+    let Block {
+        bytes,
+        offset,
+        line,
+    } = block;
     let mut reader = Reader::of_bytes(bytes, options, offset, line);
     let mut games = Vec::new();
     let mut last: Option<RawGame> = None;
@@ -203,10 +205,19 @@ fn read_all<T>(
         }
         Some(raw) => {
             let line = first_line(&raw);
-            Tail::Game(raw.source, raw.source_offset, line)
+            Tail::Game(Block {
+                bytes: raw.source,
+                offset: raw.source_offset,
+                line,
+            })
         }
     };
-    (games, tail, reader.into_bytes())
+    let block = Block {
+        bytes: reader.into_bytes(),
+        offset,
+        line,
+    };
+    BlockGames { block, games, tail }
 }
 
 /// Reads every game of `input` on all cores, hands each game to `work` (on the thread that
@@ -250,9 +261,9 @@ where
     let ahead = 2 * workers;
     let mut cutter = Cutter::new(input, block);
     let mut number = 0u64;
-    // A last game that ended not at a certain boundary: its bytes, where they start, and
-    // their line; it is read again with the next block.
-    let mut tail: Option<(Vec<u8>, u64, u32)> = None;
+    // A last game that ended not at a certain boundary (or blank space): it is read again
+    // with the next block.
+    let mut tail: Option<Block> = None;
     let mut emit = |games: Vec<T>, each: &mut dyn FnMut(u64, T) -> Result<(), E>| {
         for out in games {
             number += 1;
@@ -276,26 +287,11 @@ where
                     };
                     let Ok((i, block)) = next else { return };
                     // A bug that panics here must not leave the caller waiting for this block.
-                    let Block {
-                        bytes,
-                        offset,
-                        line,
-                    } = block;
+                    let offset = block.offset;
                     let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_all(bytes, offset, line, options, work)
+                        read_all(block, options, work)
                     }));
-                    let result = match read {
-                        Ok((games, tail, bytes)) => Ok(BlockGames {
-                            block: Block {
-                                bytes,
-                                offset,
-                                line,
-                            },
-                            games,
-                            tail,
-                        }),
-                        Err(_) => Err(offset),
-                    };
+                    let result = read.map_err(|_| offset);
                     if results_out.send((i, result)).is_err() {
                         return;
                     }
@@ -346,30 +342,31 @@ where
                 }
             };
             done += 1;
-            let (games, end, part) = match tail.take() {
-                None => (
-                    r.games,
-                    r.tail,
-                    (r.block.bytes, r.block.offset, r.block.line),
-                ),
-                Some((mut bytes, offset, line)) => {
-                    bytes.extend_from_slice(&r.block.bytes);
-                    let (games, end, bytes) = read_all(bytes, offset, line, options, &work);
-                    (games, end, (bytes, offset, line))
+            // A game held back is read again with this block.
+            let r = match tail.take() {
+                None => r,
+                Some(mut held) => {
+                    held.bytes.extend_from_slice(&r.block.bytes);
+                    read_all(held, options, &work)
                 }
             };
-            tail = match end {
+            tail = match r.tail {
                 Tail::None => None,
                 // The game ran to the end of the block; its bytes go on with the next one.
-                Tail::Game(bytes, offset, line) => Some((bytes, offset, line)),
+                Tail::Game(held) => Some(held),
                 // Only blank space: it belongs to the source of the next game.
-                Tail::Blank => Some(part),
+                Tail::Blank => Some(r.block),
             };
-            emit(games, &mut each)?;
+            emit(r.games, &mut each)?;
         }
         drop(to_workers);
         // The input ended: a game held back ended there.
-        if let Some((bytes, offset, line)) = tail.take() {
+        if let Some(Block {
+            bytes,
+            offset,
+            line,
+        }) = tail.take()
+        {
             let mut reader = Reader::of_bytes(bytes, options, offset, line);
             let games = std::iter::from_fn(|| reader.next().and_then(Result::ok)).map(&work);
             emit(games.collect(), &mut each)?;
