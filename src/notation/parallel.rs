@@ -107,9 +107,9 @@ impl<R: Read> Cutter<R> {
         while self.pending.len() < want && !self.eof {
             // Straight into `pending`, which has room for a block: no buffer in between.
             let asked = (want - self.pending.len()) as u64;
+            // `read_to_end` retries interrupted reads itself.
             match (&mut self.inner).take(asked).read_to_end(&mut self.pending) {
                 Ok(n) => self.eof = (n as u64) < asked,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(source) => {
                     return Err(ReadError {
                         offset: self.offset + self.pending.len() as u64,
@@ -182,15 +182,11 @@ fn read_all<T>(
     options: ReaderOptions,
     work: &(impl Fn(RawGame) -> T + Sync),
 ) -> BlockGames<T> {
-    let Block {
-        bytes,
-        offset,
-        line,
-    } = block;
-    let mut reader = Reader::of_bytes(bytes, options, offset, line);
+    let (offset, line) = (block.offset, block.line);
+    let mut reader = Reader::of_bytes(block.bytes, options, offset, line);
     let mut games = Vec::new();
     let mut last: Option<RawGame> = None;
-    // A byte slice cannot fail to read. Each game is worked on once the next one is read,
+    // Bytes in memory cannot fail to read. Each game is worked on once the next one is read,
     // which says that it ended.
     while let Some(Ok(raw)) = reader.next() {
         if let Some(done) = last.replace(raw) {
@@ -361,13 +357,8 @@ where
         }
         drop(to_workers);
         // The input ended: a game held back ended there.
-        if let Some(Block {
-            bytes,
-            offset,
-            line,
-        }) = tail.take()
-        {
-            let mut reader = Reader::of_bytes(bytes, options, offset, line);
+        if let Some(held) = tail.take() {
+            let mut reader = Reader::of_bytes(held.bytes, options, held.offset, held.line);
             let games = std::iter::from_fn(|| reader.next().and_then(Result::ok)).map(&work);
             emit(games.collect(), &mut each)?;
         }
