@@ -87,7 +87,10 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("kabir: {e:#}");
+            eprintln!(
+                "kabir: {}",
+                kabir::render::printable_lines(&format!("{e:#}"))
+            );
             ExitCode::from(2)
         }
     }

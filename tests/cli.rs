@@ -29,3 +29,189 @@ fn variants_lists_every_builtin_with_its_start() {
         );
     }
 }
+
+/// Where the golden files live; paths are given relative to the crate so that the reports
+/// name them the same way on every machine.
+const GOLDEN: &str = "tests/data/cli";
+
+/// Compares `actual` with the golden file `name`; with `KABIR_BLESS=1`, writes it instead.
+fn golden(name: &str, actual: &str) {
+    let path = format!("{}/{GOLDEN}/{name}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("KABIR_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert!(
+        actual == expected,
+        "{name} differs (KABIR_BLESS=1 rewrites it):\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+/// `kabir ARGS` run from the crate's directory, without a terminal and with the colour
+/// variables of the environment cleared.
+fn in_crate(args: &[&str]) -> Command {
+    let mut cmd = kabir();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .args(args);
+    cmd
+}
+
+#[test]
+fn validate_reports_in_the_compiler_form() {
+    for file in ["tamerlane-problems", "shatranj-problems"] {
+        let path = format!("{GOLDEN}/{file}.pgn");
+        let plain = in_crate(&["validate", &path]).output().unwrap();
+        assert_eq!(plain.status.code(), Some(1), "{file}: an invalid game");
+        let plain = String::from_utf8(plain.stdout).unwrap();
+        assert!(
+            !plain.contains('\u{1b}'),
+            "{file}: colour without a terminal"
+        );
+        golden(&format!("{file}.txt"), &plain);
+        let color = stdout(&mut in_crate(&["validate", "--color", "always", &path]));
+        assert!(
+            color.contains("\u{1b}["),
+            "{file}: no colour with --color always"
+        );
+        golden(&format!("{file}.color.txt"), &color);
+        // The colour variables of the environment, as other tools read them.
+        let forced = stdout(in_crate(&["validate", &path]).env("CLICOLOR_FORCE", "1"));
+        assert_eq!(forced, color, "{file}: CLICOLOR_FORCE");
+        let refused = stdout(
+            in_crate(&["validate", &path])
+                .env("CLICOLOR_FORCE", "1")
+                .env("NO_COLOR", "1"),
+        );
+        assert_eq!(refused, plain, "{file}: NO_COLOR");
+        let never =
+            stdout(in_crate(&["validate", "--color", "never", &path]).env("CLICOLOR_FORCE", "1"));
+        assert_eq!(never, plain, "{file}: --color never");
+    }
+}
+
+#[test]
+fn a_tamerlane_position_is_never_cut() {
+    let path = format!("{GOLDEN}/tamerlane-problems.pgn");
+    let json = stdout(&mut in_crate(&["validate", "--format", "json", &path]));
+    let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    let fen = first["errors"][0]["position"].as_str().unwrap().to_string();
+    assert!(fen.len() > 100, "a long position string: {fen}");
+    for format in ["human", "table"] {
+        let text = stdout(&mut in_crate(&["validate", "--format", format, &path]));
+        assert!(
+            text.contains(&fen),
+            "--format {format} cuts the position:\n{text}"
+        );
+        if format == "table" {
+            for label in [
+                "where",
+                "game",
+                "error",
+                "variant",
+                "ply",
+                "text",
+                "problem",
+                "position",
+                "legal moves",
+            ] {
+                assert!(
+                    text.lines().any(|l| l.starts_with(&format!("│ {label} "))),
+                    "--format table lost the label {label}:\n{text}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn import_reports_rejected_games_as_validate_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let path = format!("{GOLDEN}/shatranj-problems.pgn");
+    let out = in_crate(&["import", "--db", db.to_str().unwrap(), &path])
+        .output()
+        .unwrap();
+    let report: String = String::from_utf8(out.stderr)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("kabir import:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let validate = stdout(&mut in_crate(&["validate", &path]));
+    let blocks = &validate[..validate.find('╭').unwrap()];
+    assert_eq!(report, blocks);
+    let color = in_crate(&[
+        "import",
+        "--color",
+        "always",
+        "--db",
+        db.to_str().unwrap(),
+        &path,
+    ])
+    .output()
+    .unwrap();
+    assert!(
+        String::from_utf8(color.stderr)
+            .unwrap()
+            .contains("\u{1b}[1m")
+    );
+}
+
+/// A tag holding an escape sequence: escaped in every table, exact in JSON and CSV.
+#[test]
+fn control_characters_reach_no_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("esc.pgn");
+    std::fs::write(
+        &file,
+        "[Event \"Bell\u{7}\"]\n[White \"Eve\u{1b}[2J\"]\n[Black \"Nul\u{0}l\"]\n[Result \"*\"]\n\
+         [Variant \"Shatranj\"]\n\n1. e3 e6 2. Nf3 Qe7 *\n\n\
+         [Event \"Bell\u{7}\"]\n[White \"Eve\u{1b}[2J\"]\n[Black \"Nul\u{0}l\"]\n[Result \"1-0\"]\n\
+         [Variant \"Shatranj\"]\n\n1. e3 e6 2. Nf3 Nf6 1-0\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let db = dir.path().join("esc.db");
+    let db = db.to_str().unwrap();
+    let raw = |s: &str| s.contains('\u{1b}') || s.contains('\u{7}') || s.contains('\u{0}');
+    let human = [
+        vec!["validate", file],
+        vec!["validate", "--format", "table", file],
+    ];
+    for args in &human {
+        let text = stdout(kabir().args(args));
+        assert!(!raw(&text), "{args:?} shows a control character:\n{text}");
+        assert!(text.contains("Eve\\u{1b}[2J"), "{args:?}:\n{text}");
+    }
+    let import = kabir().args(["import", "--db", db, file]).output().unwrap();
+    assert!(!raw(&String::from_utf8_lossy(&import.stderr)));
+    for args in [
+        vec!["search", "--db", db],
+        vec!["stats", "--db", db, "--by", "player"],
+        vec!["show", "--db", db, "1"],
+        vec!["explore", "--db", db, "--variant", "shatranj"],
+    ] {
+        let text = stdout(kabir().args(&args));
+        assert!(!raw(&text), "{args:?} shows a control character:\n{text}");
+    }
+    let search = stdout(kabir().args(["search", "--db", db]));
+    assert!(search.contains("Eve\\u{1b}[2J"), "{search}");
+    let show = stdout(kabir().args(["show", "--db", db, "1"]));
+    assert!(
+        show.contains("Bell\\u{7}") && show.contains("Nul\\u{0}l"),
+        "{show}"
+    );
+    // JSON and CSV keep the exact text.
+    let json = stdout(kabir().args(["search", "--db", db, "--format", "json"]));
+    let page: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(page["games"][0]["white"], "Eve\u{1b}[2J");
+    let csv = stdout(kabir().args(["search", "--db", db, "--format", "csv"]));
+    assert!(csv.contains("Eve\u{1b}[2J"));
+    let json = stdout(kabir().args(["validate", "--format", "json", file]));
+    let game: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(game["white"], "Eve\u{1b}[2J");
+}

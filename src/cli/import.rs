@@ -11,11 +11,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use kabir::db::{BatchStats, Database, GameRecord, RecordError};
 use kabir::notation::game::RawGame;
+use kabir::render::printable;
 use kabir::replay::Replay;
 
 use super::args::VariantArgs;
+use super::diagnostic::{ColorArgs, Palette, write_game};
 use super::input::replay_file_with;
-use super::validate::write_tables;
 
 /// Import game files into a database (SQLite, one file).
 ///
@@ -46,6 +47,8 @@ pub struct ImportArgs {
     /// Do not print invalid games' problems, only the summary.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub color: ColorArgs,
     /// Game files (`-` for standard input; `.gz` and `.zst` are decompressed).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
@@ -92,6 +95,7 @@ const MAX_RESERVED: usize = 20_000;
 /// Imports; returns whether every game read was valid.
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
+    let palette = Palette::new(args.color.enabled(&std::io::stderr()));
     let db = Database::create_or_open(&args.db)
         .with_context(|| format!("cannot open the database {}", args.db.display()))?;
     // Three stages run side by side: the worker threads read and replay games and make their
@@ -183,10 +187,13 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                     match &why {
                         Why::Refused(e) => writeln!(
                             err,
-                            "kabir import: {path}:{}: game {} not stored: {e}",
-                            raw.start.line, raw.number
+                            "kabir import: {}:{}: game {} not stored: {}",
+                            printable(path),
+                            raw.start.line,
+                            raw.number,
+                            printable(&e.to_string())
                         )?,
-                        Why::Invalid(r) => write_tables(err, path, &raw, r)?,
+                        Why::Invalid(r) => write_game(err, path, &raw, r, palette)?,
                     }
                     Ok(())
                 };

@@ -284,12 +284,16 @@ pub fn position_variant(db: &Database, variant: Option<Arc<Variant>>) -> Result<
     }
 }
 
-/// A table with a header row, drawn in the style of the other commands.
+/// A table with a header row, drawn in the style of the other commands. Text from the games
+/// is shown with its control characters escaped.
 pub fn table(header: &[&str], rows: Vec<Vec<String>>) -> tabled::Table {
     let mut b = tabled::builder::Builder::default();
     b.push_record(header.iter().map(|s| s.to_string()));
     for r in rows {
-        b.push_record(r);
+        b.push_record(
+            r.into_iter()
+                .map(|cell| kabir::render::printable(&cell).into_owned()),
+        );
     }
     let mut t = b.build();
     t.with(tabled::settings::Style::rounded());

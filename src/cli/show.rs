@@ -102,7 +102,12 @@ fn show(
     let start = game.position_at(registry, 0).with_context(unknown)?;
     let pos = game.position_at(registry, ply).with_context(unknown)?;
     let sans = game.san_moves(registry).with_context(unknown)?;
-    writeln!(out, "game {} ({})", game.id, pos.variant().name())?;
+    writeln!(
+        out,
+        "game {} ({})",
+        game.id,
+        kabir::render::printable(pos.variant().name())
+    )?;
     let rows = game
         .tags
         .iter()
