@@ -129,6 +129,9 @@ pub struct Replay {
     final_status: Option<Status>,
 }
 
+/// How many plies of a game written in coordinate form its one warning gives in canonical SAN.
+const COORDINATE_PLIES_SHOWN: usize = 12;
+
 /// The most characters of offending text kept in a problem.
 const TEXT_CHARS: usize = 60;
 
@@ -207,6 +210,106 @@ impl Replay {
 
     pub fn warnings(&self) -> impl Iterator<Item = &Problem> {
         self.problems.iter().filter(|p| !p.error)
+    }
+
+    /// Folds the per-move `non-canonical` warnings of a game written entirely in coordinate
+    /// form into one, at its first move, that gives the opening of the game in canonical SAN.
+    ///
+    /// "Entirely": every move of the game, main line and variations, names its origin square
+    /// (UCI `e2e4`, long algebraic `e2-e4`, `Ng1-f3`, `Ng1f3`); such a file is written so on
+    /// purpose, and one warning says all there is to say. A check left unmarked in such a game
+    /// is part of the form (UCI has no marks) and is folded in too; a wrong mark is not. A game
+    /// that mixes forms keeps a warning per move: there, each one points at a move written
+    /// unlike its neighbours. Called after the replay, so the replay itself stays as it is.
+    pub fn group_coordinate_warnings(&mut self, raw: &RawGame) {
+        if !self
+            .problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::NonCanonical)
+        {
+            return;
+        }
+        let mut moves = raw
+            .tokens
+            .iter()
+            .filter(|t| matches!(t.kind, TokenKind::Move(_)))
+            .peekable();
+        let Some(first) = moves.peek().copied() else {
+            return;
+        };
+        let mut count = 0usize;
+        for t in moves {
+            let Some(sp) = raw.san(t) else { return };
+            if !matches!(
+                sp.san,
+                San::Normal {
+                    origin: crate::notation::san::Origin::Place(_),
+                    ..
+                }
+            ) {
+                return;
+            }
+            count += 1;
+        }
+        let unmarked = |p: &Problem| {
+            p.kind == ProblemKind::CheckMark
+                && !p.text.trim_end_matches(['!', '?']).ends_with(['+', '#'])
+        };
+        let checks = self.problems.iter().filter(|p| unmarked(p)).count();
+        self.problems
+            .retain(|p| p.kind != ProblemKind::NonCanonical && !unmarked(p));
+        let unmarked_note = match checks {
+            0 => String::new(),
+            1 => ", 1 check without its mark".to_string(),
+            n => format!(", {n} checks without their marks"),
+        };
+        let message = format!(
+            "written in coordinate form ({count} move{}{unmarked_note}); canonical SAN is {}",
+            if count == 1 { "" } else { "s" },
+            self.opening_san(COORDINATE_PLIES_SHOWN)
+        );
+        self.problems.push(Problem {
+            kind: ProblemKind::NonCanonical,
+            error: false,
+            line: first.span.line,
+            column: first.span.column,
+            text: short(&raw.text(first.span)),
+            message,
+            ply: Some(1),
+            position: None,
+            legal: Vec::new(),
+        });
+        self.problems.sort_by_key(|p| (p.line, p.column));
+    }
+
+    /// The first `plies` moves of the main line in canonical SAN with move numbers, followed by
+    /// `…` if there are more.
+    fn opening_san(&self, plies: usize) -> String {
+        let Some(game) = self.game.as_deref() else {
+            return String::new();
+        };
+        let mut pos = game.start().clone();
+        let mut out = String::new();
+        for (i, &m) in game.moves().iter().enumerate() {
+            if i == plies {
+                out.push_str(" …");
+                break;
+            }
+            let n = pos.fullmove_number();
+            let number = match pos.turn() {
+                Color::White => format!("{n}. "),
+                Color::Black if i == 0 => format!("{n}... "),
+                Color::Black => String::new(),
+            };
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&number);
+            let legal = pos.legal_moves();
+            out.push_str(&san(&pos, m, &legal));
+            pos.play_unchecked(m);
+        }
+        out
     }
 
     /// The game's status at the end of its main line.

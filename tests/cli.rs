@@ -215,3 +215,59 @@ fn control_characters_reach_no_terminal() {
     let game: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
     assert_eq!(game["white"], "Eve\u{1b}[2J");
 }
+
+/// The warnings of each game of `validate --format json ARGS FILE`: (kind, message).
+fn warnings_by_game(args: &[&str], file: &str) -> Vec<Vec<(String, String)>> {
+    let mut cmd = in_crate(&["validate", "--format", "json"]);
+    let json = stdout(cmd.args(args).arg(file));
+    json.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|g| g.get("game").is_some())
+        .map(|g| {
+            g["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| {
+                    (
+                        w["kind"].as_str().unwrap().to_string(),
+                        w["message"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_game_in_coordinate_form_gets_one_warning() {
+    let file = format!("{GOLDEN}/coordinates.pgn");
+    let games = warnings_by_game(&[], &file);
+    assert_eq!(games.len(), 3);
+    // UCI, its unmarked check folded in; long algebraic with a variation.
+    for (game, opening) in [
+        (&games[0], "canonical SAN is 1. e3 e6 2. Nf3 Ke7 3. Ne5"),
+        (&games[1], "canonical SAN is 1. e3 e6 2. Nf3 Nf6 3. Nc3"),
+    ] {
+        assert_eq!(game.len(), 1, "{game:?}");
+        assert_eq!(game[0].0, "non-canonical");
+        assert!(
+            game[0].1.starts_with("written in coordinate form") && game[0].1.contains(opening),
+            "{game:?}"
+        );
+    }
+    assert!(
+        games[0][0]
+            .1
+            .contains("(10 moves, 1 check without its mark)")
+    );
+    assert!(games[1][0].1.contains("(7 moves)"));
+    // Forms mixed: a warning per move written in coordinates.
+    assert_eq!(games[2].len(), 2, "{:?}", games[2]);
+    assert!(games[2].iter().all(|w| w.1.starts_with("written ")));
+    // --strict: every move on its own, and the unmarked check.
+    let strict = warnings_by_game(&["--strict"], &file);
+    assert_eq!(strict[0].len(), 11, "{:?}", strict[0]);
+    assert_eq!(strict[1].len(), 7, "{:?}", strict[1]);
+    assert_eq!(strict[2], games[2]);
+}

@@ -185,7 +185,8 @@ fn headline(p: &Problem) -> String {
             format!("{text} is not legal here: {message}")
         };
     }
-    if text.is_empty() || message.contains(text.as_ref()) {
+    // "written e2e4, canonical SAN is e4" and the like name the text themselves.
+    if text.is_empty() || message.starts_with("written") || message.contains(text.as_ref()) {
         message.into_owned()
     } else {
         format!("`{text}`: {message}")

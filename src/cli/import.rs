@@ -16,7 +16,7 @@ use kabir::replay::Replay;
 
 use super::args::VariantArgs;
 use super::diagnostic::{ColorArgs, Palette, write_game};
-use super::input::replay_file_with;
+use super::input::{Replaying, replay_file_with};
 
 /// Import game files into a database (SQLite, one file).
 ///
@@ -47,6 +47,10 @@ pub struct ImportArgs {
     /// Do not print invalid games' problems, only the summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Report every move written in coordinate form in a rejected game (see `kabir validate
+    /// --strict`).
+    #[arg(long)]
+    pub strict: bool,
     #[command(flatten)]
     pub color: ColorArgs,
     /// Game files (`-` for standard input; `.gz` and `.zst` are decompressed).
@@ -166,7 +170,11 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
             },
             Err(r) => Read::Rejected(Box::new(raw), Why::Invalid(r)),
         };
-        replay_file_with(path, &registry, true, work, |number, read| {
+        let how = Replaying {
+            hashes: true,
+            strict: args.strict,
+        };
+        replay_file_with(path, &registry, how, work, |number, read| {
             totals.read += 1;
             let (mut raw, why) = match read {
                 Read::Stored(record) => {

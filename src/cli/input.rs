@@ -34,18 +34,32 @@ pub fn open(path: &str) -> Result<Box<dyn Read + Send>> {
     })
 }
 
+/// How the games of a file are replayed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Replaying {
+    /// Keep each position's hash, for an index of positions ([`replay`]).
+    pub hashes: bool,
+    /// Report every move written in coordinate form, instead of one warning for a game
+    /// written entirely so ([`Replay::group_coordinate_warnings`]).
+    pub strict: bool,
+}
+
 /// Reads every game of a file and replays it to check it ([`replay_unhashed`]), both on all
 /// cores (see [`kabir::notation::parallel`]), and calls `each` with each game and its replay
 /// in input order.
 pub fn replay_file(
     path: &str,
     registry: &Registry,
+    strict: bool,
     mut each: impl FnMut(&RawGame, &Replay) -> Result<()>,
 ) -> Result<()> {
     replay_file_with(
         path,
         registry,
-        false,
+        Replaying {
+            hashes: false,
+            strict,
+        },
         |raw, r| (raw, r),
         |number, (mut raw, mut r)| {
             // Games are numbered in input order only once they are handed on.
@@ -58,12 +72,11 @@ pub fn replay_file(
 
 /// [`replay_file`] that hands each game and its replay to `work` on the worker thread that
 /// replayed it (which keeps what it needs: what it drops is freed where it was made) and what
-/// `work` gave to `each`, with the game's number. With `hashes`, the replayed games keep
-/// their position hashes as they go ([`replay`]), for an index of positions.
+/// `work` gave to `each`, with the game's number.
 pub fn replay_file_with<T: Send>(
     path: &str,
     registry: &Registry,
-    hashes: bool,
+    how: Replaying,
     work: impl Fn(RawGame, Replay) -> T + Sync,
     each: impl FnMut(u64, T) -> Result<()>,
 ) -> Result<()> {
@@ -71,11 +84,14 @@ pub fn replay_file_with<T: Send>(
         open(path)?,
         ReaderOptions::default(),
         |raw| {
-            let r = if hashes {
+            let mut r = if how.hashes {
                 replay(&raw, registry)
             } else {
                 replay_unhashed(&raw, registry)
             };
+            if !how.strict {
+                r.group_coordinate_warnings(&raw);
+            }
             work(raw, r)
         },
         each,

@@ -18,7 +18,7 @@ use kabir::rules::Status;
 
 use super::args::VariantArgs;
 use super::diagnostic::{ColorArgs, Palette, write_game};
-use super::input::{replay_file, replay_file_with};
+use super::input::{Replaying, replay_file, replay_file_with};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -53,6 +53,10 @@ pub struct ValidateArgs {
     /// Print only the summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Warn about every move written in coordinate form (long algebraic or UCI), instead of
+    /// once for a game written entirely so.
+    #[arg(long)]
+    pub strict: bool,
     /// Write the valid games, in canonical notation, to this file.
     #[arg(long, value_name = "OUT")]
     pub fix: Option<PathBuf>,
@@ -167,13 +171,17 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                     .collect();
                 (r.is_valid(), problems)
             };
-            replay_file_with(path, &registry, false, work, |_, (valid, problems)| {
+            let how = Replaying {
+                hashes: false,
+                strict: args.strict,
+            };
+            replay_file_with(path, &registry, how, work, |_, (valid, problems)| {
                 summary.count(valid, problems);
                 Ok(())
             })?;
             continue;
         }
-        replay_file(path, &registry, |raw, r| {
+        replay_file(path, &registry, args.strict, |raw, r| {
             let valid = r.is_valid();
             summary.count(valid, r.problems.iter().map(|p| (p.kind.as_str(), p.error)));
             if valid {
