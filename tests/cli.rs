@@ -271,3 +271,225 @@ fn a_game_in_coordinate_form_gets_one_warning() {
     assert_eq!(strict[1].len(), 7, "{:?}", strict[1]);
     assert_eq!(strict[2], games[2]);
 }
+
+/// A database of the samples and 200 random Shatranj games; returns its path.
+fn sample_db(dir: &std::path::Path) -> String {
+    let generated = dir.join("random.pgn");
+    kabir()
+        .args([
+            "generate",
+            "--variant",
+            "shatranj",
+            "--games",
+            "200",
+            "--seed",
+            "7",
+            "-o",
+        ])
+        .arg(&generated)
+        .assert()
+        .success();
+    let db = dir.join("q.db");
+    let samples = format!("{}/samples", env!("CARGO_MANIFEST_DIR"));
+    let mut cmd = kabir();
+    cmd.args(["import", "-q", "--db"]).arg(&db).arg(&generated);
+    for f in std::fs::read_dir(samples).unwrap() {
+        cmd.arg(f.unwrap().path());
+    }
+    cmd.assert().success();
+    db.to_str().unwrap().to_string()
+}
+
+fn json(cmd: &mut Command) -> serde_json::Value {
+    serde_json::from_str(&stdout(cmd)).unwrap()
+}
+
+#[test]
+fn help_says_what_each_option_does_there() {
+    let help = |cmd: &str| stdout(kabir().args([cmd, "--help"]));
+    for cmd in ["search", "stats", "export", "explore", "show"] {
+        let text = help(cmd);
+        assert!(
+            !text.contains("for game files") && !text.contains("without a `Variant` tag"),
+            "{cmd} --help speaks of game files:\n{text}"
+        );
+    }
+    for cmd in ["search", "stats", "export"] {
+        assert!(help(cmd).contains("Only games of this variant"), "{cmd}");
+    }
+    assert!(help("explore").contains("The variant of the position"));
+    assert!(!help("show").contains("--variant <NAME>"));
+    for cmd in ["validate", "import"] {
+        assert!(
+            help(cmd).contains("The variant of games without a `Variant` tag"),
+            "{cmd}"
+        );
+    }
+    let search = help("search");
+    let exact = &search[search.find("--exact-order").unwrap()..];
+    let exact = &exact[..exact.find("\n\n").unwrap()];
+    assert!(!exact.contains("transposition"), "{exact}");
+}
+
+#[test]
+fn search_in_exact_order_does_not_claim_transpositions() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path());
+    let line = [
+        "search",
+        "--db",
+        &db,
+        "--variant",
+        "shatranj",
+        "--moves",
+        "e3",
+    ];
+    let any = stdout(kabir().args(line));
+    assert!(
+        any.lines()
+            .next()
+            .unwrap()
+            .contains("transpositions included"),
+        "{any}"
+    );
+    let exact = stdout(kabir().args(line).arg("--exact-order"));
+    let first = exact.lines().next().unwrap();
+    assert!(
+        !first.contains("transpositions") && first.contains("exactly these moves"),
+        "{first}"
+    );
+}
+
+/// The moves listed at each node of an explorer tree, and the moves followed (`next`).
+fn check_breadth(node: &serde_json::Value, breadth: usize, depth: usize) {
+    let moves = node["moves"].as_array().unwrap();
+    let followed: Vec<_> = moves.iter().filter(|m| m.get("next").is_some()).collect();
+    if depth > 1 {
+        assert_eq!(followed.len(), moves.len().min(breadth), "{node}");
+        // The most played ones are followed.
+        for (m, f) in moves.iter().zip(&followed) {
+            assert_eq!(m["san"], f["san"]);
+        }
+    } else {
+        assert!(followed.is_empty());
+    }
+    for m in followed {
+        let next = &m["next"];
+        for field in [
+            "fen",
+            "games",
+            "results",
+            "ended_here",
+            "continued",
+            "moves",
+        ] {
+            assert!(next.get(field).is_some(), "next has no {field}: {next}");
+        }
+        assert_eq!(
+            next["continued"].as_u64().unwrap(),
+            next["games"].as_u64().unwrap() - next["ended_here"].as_u64().unwrap()
+        );
+        check_breadth(next, breadth, depth - 1);
+    }
+}
+
+#[test]
+fn explorer_depth_lists_the_first_level_of_depth_one_and_follows_breadth() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path());
+    let base = [
+        "explore",
+        "--db",
+        &db,
+        "--variant",
+        "shatranj",
+        "--format",
+        "json",
+    ];
+    let one = json(kabir().args(base));
+    let first: Vec<_> = one["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["san"].clone())
+        .collect();
+    assert!(first.len() > 3, "enough moves to follow only some");
+    for (depth, breadth) in [(2, 3), (3, 2), (2, 100)] {
+        let tree = json(kabir().args(base).args([
+            "--depth",
+            &depth.to_string(),
+            "--breadth",
+            &breadth.to_string(),
+        ]));
+        let listed: Vec<_> = tree["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["san"].clone())
+            .collect();
+        assert_eq!(listed, first, "--depth {depth} --breadth {breadth}");
+        check_breadth(&tree, breadth, depth);
+        // A child is the explorer of its position, as asked for on its own.
+        let child = &tree["moves"][0]["next"];
+        let alone = json(
+            kabir()
+                .args(base)
+                .args(["--fen", child["fen"].as_str().unwrap()]),
+        );
+        assert_eq!(alone["games"], child["games"]);
+        assert_eq!(
+            alone["moves"].as_array().unwrap().len(),
+            child["moves"].as_array().unwrap().len()
+        );
+    }
+    // The table lists the same first level.
+    let table = stdout(kabir().args([
+        "explore",
+        "--db",
+        &db,
+        "--variant",
+        "shatranj",
+        "--depth",
+        "2",
+    ]));
+    let rows = table.lines().filter(|l| l.starts_with("│ 1. ")).count();
+    assert_eq!(rows, first.len(), "{table}");
+}
+
+#[test]
+fn an_openings_share_is_of_its_variants_games_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path());
+    let starts: std::collections::HashMap<String, String> = kabir::variants::builtins()
+        .iter()
+        .map(|v| (v.id().to_string(), v.start_fen().to_string()))
+        .collect();
+    // Games from each variant's standard start, counted from the exported games.
+    let mut from_start: std::collections::HashMap<String, u64> = Default::default();
+    let mut all = 0;
+    for line in stdout(kabir().args(["export", "--db", &db, "--format", "json"])).lines() {
+        let g: serde_json::Value = serde_json::from_str(line).unwrap();
+        all += 1;
+        let variant = g["variant"].as_str().unwrap();
+        if starts.get(variant).map(String::as_str) == g["start"].as_str() {
+            *from_start.entry(variant.to_string()).or_default() += 1;
+        }
+    }
+    let total: u64 = from_start.values().sum();
+    assert!(
+        total < all,
+        "some sample game starts from a set-up position"
+    );
+    let report = json(kabir().args(["stats", "--db", &db, "--format", "json", "--top", "1000"]));
+    let openings = report["openings"].as_array().unwrap();
+    assert!(openings.iter().any(|o| o["variant"] != "shatranj"));
+    for o in openings {
+        let n = from_start[o["variant"].as_str().unwrap()] as f64;
+        let share = o["share_pct"].as_f64().unwrap();
+        let expected = o["games"].as_f64().unwrap() * 100.0 / n;
+        assert!(
+            (share - expected).abs() < 1e-9,
+            "{o}: {share} against {expected}"
+        );
+    }
+}

@@ -35,6 +35,10 @@ pub const COUNTING: &str = "games that reached the position by any move order (t
 /// A game is counted once for the position, at its first visit, and once for the move it
 /// played then: the moves' games add up to the games that continued from the position.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("variant", |a| a.help(super::query::POSITION_VARIANT).long_help(None)),
+    mut_arg("variant_file", |a| a.help(super::query::POSITION_VARIANT_FILE).long_help(None)),
+)]
 pub struct ExploreArgs {
     #[command(flatten)]
     pub db: DbArgs,
@@ -61,15 +65,68 @@ pub struct ExploreArgs {
     pub diagram: Option<std::path::PathBuf>,
 }
 
-/// The JSON answer.
+/// The JSON answer: the position's node, with what is counted.
 #[derive(Serialize)]
 struct Answer<'a> {
     variant: &'a str,
-    fen: String,
     counting: &'static str,
-    continued: u64,
     #[serde(flatten)]
-    explorer: &'a Explorer,
+    node: Node<'a>,
+}
+
+/// A position of the JSON answer, at the top and under each move of a tree (`next`): the
+/// same fields at every level.
+#[derive(Serialize)]
+struct Node<'a> {
+    fen: String,
+    games: u64,
+    results: &'a Results,
+    ended_here: u64,
+    continued: u64,
+    moves: Vec<NodeMove<'a>>,
+}
+
+/// A move of a [`Node`].
+#[derive(Serialize)]
+struct NodeMove<'a> {
+    san: &'a str,
+    uci: &'a str,
+    games: u64,
+    share_pct: f64,
+    results: &'a Results,
+    average_plies: f64,
+    examples: &'a [kabir::db::GameId],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next: Option<Box<Node<'a>>>,
+}
+
+impl<'a> Node<'a> {
+    fn of(pos: &Position, ex: &'a Explorer) -> Node<'a> {
+        Node {
+            fen: pos.to_fen(),
+            games: ex.games,
+            results: &ex.results,
+            ended_here: ex.ended_here,
+            continued: ex.games - ex.ended_here,
+            moves: ex
+                .moves
+                .iter()
+                .map(|m| NodeMove {
+                    san: &m.san,
+                    uci: &m.uci,
+                    games: m.games,
+                    share_pct: m.share_pct,
+                    results: &m.results,
+                    average_plies: m.average_plies,
+                    examples: &m.examples,
+                    next: m
+                        .next
+                        .as_deref()
+                        .map(|next| Box::new(Node::of(&pos.after(m.mv), next))),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A move's label in a line: `1. e3`, `1... e6`.
@@ -206,10 +263,8 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
         Format::Json => {
             let a = Answer {
                 variant: variant.id(),
-                fen: pos.to_fen(),
                 counting: COUNTING,
-                continued,
-                explorer: &ex,
+                node: Node::of(&pos, &ex),
             };
             writeln!(out, "{}", serde_json::to_string_pretty(&a)?)?;
         }

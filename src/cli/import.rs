@@ -27,6 +27,10 @@ use super::input::{Replaying, replay_file_with};
 /// and moves) are counted as duplicates and not stored again, so importing a file twice adds
 /// nothing. Each batch is committed atomically: after a crash, run the same import again.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("variant", |a| a.help(super::args::GAMES_VARIANT).long_help(None)),
+    mut_arg("variant_file", |a| a.help(super::args::GAMES_VARIANT_FILE).long_help(None)),
+)]
 pub struct ImportArgs {
     /// The database file (created if missing).
     #[arg(

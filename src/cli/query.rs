@@ -50,6 +50,24 @@ pub fn empty_message(db: &DbArgs) -> String {
     )
 }
 
+/// `--variant` where it names the variant of a position (explore).
+pub const POSITION_VARIANT: &str = "The variant of the position (--fen, --moves or the start \
+     position): name or alias (see `kabir variants`); by default the database's only variant";
+/// `--variant-file` where it names the variant of a position (explore).
+pub const POSITION_VARIANT_FILE: &str = "A variant definition file (TOML) for a variant that \
+     is not built in: the variant of the position, as --variant";
+
+/// `--variant` where it keeps the games of a variant (stats).
+pub const FILTER_VARIANT: &str = "Only games of this variant: name or alias (see `kabir \
+     variants`); also the variant whose letters --promotion-to may use";
+/// `--variant` where it keeps the games of a variant and reads a position (search, export).
+pub const LINE_VARIANT: &str = "Only games of this variant: name or alias (see `kabir \
+     variants`); also the variant of --fen and --moves (by default the database's only \
+     variant) and whose letters --promotion-to may use";
+/// `--variant-file` where it keeps the games of a variant.
+pub const FILTER_VARIANT_FILE: &str = "A variant definition file (TOML) for a variant that is \
+     not built in: only games of it, as --variant, and stored games of it can be replayed";
+
 /// A colour, for `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {

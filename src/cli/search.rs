@@ -49,6 +49,10 @@ impl SortArg {
 /// (transpositions included); with --exact-order only games that began with exactly those
 /// moves. All conditions given must hold.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("variant", |a| a.help(super::query::LINE_VARIANT).long_help(None)),
+    mut_arg("variant_file", |a| a.help(super::query::FILTER_VARIANT_FILE).long_help(None)),
+)]
 pub struct SearchArgs {
     #[command(flatten)]
     pub db: DbArgs,
@@ -216,7 +220,9 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<bool> {
             } else {
                 format!(", showing {}-{}", args.offset + 1, args.offset + rows.len())
             };
-            let what = if with_ply {
+            let what = if args.exact_order {
+                " (that began with exactly these moves, in this order)"
+            } else if with_ply {
                 " (that reached the position, transpositions included)"
             } else {
                 ""

@@ -33,8 +33,10 @@ pub struct ShowArgs {
     /// Also save the board as a picture (`.svg` or `.png`; see `kabir diagram`).
     #[arg(long, value_name = "FILE")]
     pub diagram: Option<std::path::PathBuf>,
-    #[command(flatten)]
-    pub variant: VariantArgs,
+    /// The definition file (TOML) of the game's variant, when it is not built in (a stored
+    /// game names its variant, so no --variant is needed).
+    #[arg(long, value_name = "PATH")]
+    pub variant_file: Option<std::path::PathBuf>,
 }
 
 /// The numbered moves, with the move that led to the board at `ply` in brackets.
@@ -68,7 +70,11 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
         super::diagram::Format::of(path)?;
     }
     let db = args.db.open()?;
-    let registry = args.variant.registry()?;
+    let registry = VariantArgs {
+        variant: None,
+        variant_file: args.variant_file.clone(),
+    }
+    .registry()?;
     let Some(game) = db.game(args.game)? else {
         let why = if db.is_empty()? {
             empty_message(&args.db)

@@ -42,6 +42,10 @@ pub enum Format {
 /// I/O error. Warnings (check marks, non-canonical SAN, move numbers) do not make a game
 /// invalid.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("variant", |a| a.help(super::args::GAMES_VARIANT).long_help(None)),
+    mut_arg("variant_file", |a| a.help(super::args::GAMES_VARIANT_FILE).long_help(None)),
+)]
 pub struct ValidateArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
