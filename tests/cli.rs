@@ -493,3 +493,46 @@ fn an_openings_share_is_of_its_variants_games_from_the_start() {
         );
     }
 }
+
+#[test]
+fn quiet_import_prints_only_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("q.db");
+    let out = in_crate(&["import", "-q", "--batch", "1", "--db", db.to_str().unwrap()])
+        .arg(format!("{GOLDEN}/shatranj-problems.pgn"))
+        .arg("samples/shatranj.pgn")
+        .arg("samples/tamerlane.pgn")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "rejected games");
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("13"), "13 games read: {text}");
+    // validate -q as well.
+    let out = in_crate(&["validate", "-q", &format!("{GOLDEN}/shatranj-problems.pgn")])
+        .output()
+        .unwrap();
+    assert!(out.stderr.is_empty());
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with('╭'));
+}
+
+#[test]
+fn progress_without_a_terminal_is_not_a_line_per_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    // A batch per game: 20 commits, done in well under the few seconds between lines.
+    let out = in_crate(&["import", "--batch", "1", "--db", db.to_str().unwrap()])
+        .args(
+            std::fs::read_dir(format!("{}/samples", env!("CARGO_MANIFEST_DIR")))
+                .unwrap()
+                .map(|f| f.unwrap().path()),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.lines().count() <= 1, "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "the summary: {stdout}");
+}

@@ -1,13 +1,14 @@
 //! `kabir import`: replay game files and store the valid games in a database.
 
 use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use kabir::db::{BatchStats, Database, GameRecord, RecordError};
 use kabir::notation::game::RawGame;
@@ -16,7 +17,8 @@ use kabir::replay::Replay;
 
 use super::args::VariantArgs;
 use super::diagnostic::{ColorArgs, Palette, write_game};
-use super::input::{Replaying, replay_file_with};
+use super::input::{Replaying, file_size, replay_file_with};
+use super::progress::{Counts, Progress};
 
 /// Import game files into a database (SQLite, one file).
 ///
@@ -48,7 +50,7 @@ pub struct ImportArgs {
     /// Games per transaction (a few batches are in memory at once, so this bounds memory).
     #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
-    /// Do not print invalid games' problems, only the summary.
+    /// Print only the final summary: no progress, no problems of invalid games.
     #[arg(long, short)]
     pub quiet: bool,
     /// Report every move written in coordinate form in a rejected game (see `kabir validate
@@ -121,15 +123,10 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         Ok(())
     });
     let mut rejects: Option<BufWriter<File>> = None;
-    let progress = std::io::stderr().is_terminal().then(|| {
-        let bar = ProgressBar::new_spinner();
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    });
+    let counts = Arc::new(Counts::default());
+    // The total is known when every input is a file with a size.
+    let total = args.files.iter().map(|f| file_size(f)).sum::<Option<u64>>();
+    let progress = Progress::start("kabir import", Arc::clone(&counts), total, args.quiet);
     let started = Instant::now();
     let mut totals = Totals::default();
     // Each batch is allocated at its full size once: a record is large (its start position
@@ -137,19 +134,11 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let capacity = usize::try_from(args.batch).map_or(MAX_RESERVED, |b| b.min(MAX_RESERVED));
     let mut batch: Vec<GameRecord> = Vec::with_capacity(capacity);
     let report = |totals: &Totals| {
-        let secs = started.elapsed().as_secs_f64().max(1e-9);
-        let line = format!(
-            "{} games read, {} imported, {} duplicates, {} rejected ({:.0} games/s)",
-            totals.read,
-            totals.imported,
-            totals.duplicates,
-            totals.rejected,
-            totals.read as f64 / secs
-        );
-        match &progress {
-            Some(bar) => bar.set_message(line),
-            None => eprintln!("kabir import: {line}"),
-        }
+        counts.imported.store(totals.imported, Ordering::Relaxed);
+        counts
+            .duplicates
+            .store(totals.duplicates, Ordering::Relaxed);
+        counts.rejected.store(totals.rejected, Ordering::Relaxed);
     };
     let flush = |batch: &mut Vec<GameRecord>, totals: &mut Totals| -> Result<()> {
         let full = std::mem::replace(batch, Vec::with_capacity(capacity));
@@ -177,9 +166,11 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         let how = Replaying {
             hashes: true,
             strict: args.strict,
+            bytes: Some(Arc::clone(&counts.bytes)),
         };
         replay_file_with(path, &registry, how, work, |number, read| {
             totals.read += 1;
+            counts.read.fetch_add(1, Ordering::Relaxed);
             let (mut raw, why) = match read {
                 Read::Stored(record) => {
                     batch.push(*record);
@@ -192,6 +183,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
             };
             raw.number = number;
             totals.rejected += 1;
+            counts.rejected.store(totals.rejected, Ordering::Relaxed);
             if !args.quiet {
                 let stderr = std::io::stderr();
                 let mut err = stderr.lock();
@@ -209,10 +201,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                     }
                     Ok(())
                 };
-                match &progress {
-                    Some(bar) => bar.suspend(|| write(&mut err))?,
-                    None => write(&mut err)?,
-                }
+                progress.suspend(|| write(&mut err))?;
             }
             if let Some(rejects_path) = &args.rejects {
                 if rejects.is_none() {
@@ -243,9 +232,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     if let Some(mut f) = rejects {
         f.flush()?;
     }
-    if let Some(bar) = &progress {
-        bar.finish_and_clear();
-    }
+    progress.finish();
     let secs = started.elapsed().as_secs_f64();
     writeln!(
         out,

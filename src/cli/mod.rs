@@ -9,6 +9,7 @@ pub mod generate;
 pub mod import;
 pub mod input;
 pub mod perft;
+pub mod progress;
 pub mod query;
 pub mod search;
 pub mod show;

@@ -178,6 +178,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
             let how = Replaying {
                 hashes: false,
                 strict: args.strict,
+                bytes: None,
             };
             replay_file_with(path, &registry, how, work, |_, (valid, problems)| {
                 summary.count(valid, problems);
