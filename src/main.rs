@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cli;
 
@@ -58,6 +58,10 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Show a game: tags, moves and the board at a ply.
     Show(cli::show::ShowArgs),
+    /// Print a shell's completion script (bash, zsh, fish, powershell, elvish).
+    Completions(cli::completions::CompletionsArgs),
+    /// Print the manual page (roff).
+    Man(cli::completions::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +82,10 @@ fn main() -> ExitCode {
         Command::Stats(a) => cli::stats::run(a, &mut out),
         Command::Export(a) => cli::export::run(a, &mut out),
         Command::Show(a) => cli::show::run(a, &mut out),
+        Command::Completions(a) => {
+            cli::completions::completions(a, Cli::command(), &mut out).map(|()| true)
+        }
+        Command::Man(a) => cli::completions::man(a, Cli::command(), &mut out).map(|()| true),
     };
     let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into));
     match result {

@@ -536,3 +536,127 @@ fn progress_without_a_terminal_is_not_a_line_per_batch() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 1, "the summary: {stdout}");
 }
+
+/// Whether a program can be run here.
+fn have(program: &str) -> bool {
+    std::process::Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn completions_for_every_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let script = stdout(kabir().args(["completions", shell]));
+        for word in ["validate", "explore", "exact-order", "completions"] {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+        if shell == "bash" {
+            let path = dir.path().join("kabir.bash");
+            std::fs::write(&path, &script).unwrap();
+            let check = std::process::Command::new("bash")
+                .arg("-n")
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                check.status.success(),
+                "{}",
+                String::from_utf8_lossy(&check.stderr)
+            );
+            // Loaded into a shell, it completes the commands.
+            let complete = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!(
+                    "source {}; COMP_WORDS=(kabir val); COMP_CWORD=1; COMP_LINE='kabir val'; \
+                     COMP_POINT=9; _kabir kabir val kabir; echo \"${{COMPREPLY[@]}}\"",
+                    path.display()
+                ))
+                .output()
+                .unwrap();
+            let words = String::from_utf8(complete.stdout).unwrap();
+            assert!(words.split_whitespace().any(|w| w == "validate"), "{words}");
+        }
+    }
+    let bad = kabir().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Checks roff by its structure: a title, the sections a manual page has, and only requests
+/// that man pages use.
+fn check_roff(page: &str, name: &str) {
+    assert!(
+        page.lines()
+            .any(|l| l.starts_with(&format!(".TH {name} 1"))),
+        "{page}"
+    );
+    for section in [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS"] {
+        assert!(page.lines().any(|l| l == section), "{name}: no {section}");
+    }
+    const REQUESTS: [&str; 17] = [
+        "TH", "SH", "SS", "TP", "PP", "LP", "IP", "RS", "RE", "B", "I", "BR", "IR", "br", "sp",
+        "ie", "el",
+    ];
+    for l in page.lines().filter(|l| l.starts_with('.')) {
+        let request = l[1..].split([' ', '\t']).next().unwrap();
+        assert!(REQUESTS.contains(&request), "{name}: unknown request {l:?}");
+    }
+}
+
+#[test]
+fn man_page_renders() {
+    let page = stdout(kabir().arg("man"));
+    check_roff(&page, "kabir");
+    assert!(page.contains("kabir\\-validate(1)"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kabir.1");
+    std::fs::write(&file, &page).unwrap();
+    let rendered = if have("man") {
+        let out = std::process::Command::new("man")
+            .args(["-l", "-P", "cat"])
+            .arg(&file)
+            .env("MANWIDTH", "100")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else if have("groff") {
+        let out = std::process::Command::new("groff")
+            .args(["-man", "-Tutf8"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        None
+    };
+    if let Some(text) = rendered {
+        assert!(
+            text.contains("SYNOPSIS") && text.contains("validate"),
+            "{text}"
+        );
+    }
+    // A page per command.
+    let pages = dir.path().join("pages");
+    kabir()
+        .args(["man", "--dir"])
+        .arg(&pages)
+        .assert()
+        .success();
+    for name in [
+        "kabir",
+        "kabir-validate",
+        "kabir-explore",
+        "kabir-completions",
+    ] {
+        let page = std::fs::read_to_string(pages.join(format!("{name}.1"))).unwrap();
+        check_roff(&page, name);
+    }
+}

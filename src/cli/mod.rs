@@ -1,6 +1,7 @@
 //! The command line: one module per subcommand, each a thin layer over the library.
 
 pub mod args;
+pub mod completions;
 pub mod diagnostic;
 pub mod diagram;
 pub mod explore;
