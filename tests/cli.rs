@@ -660,3 +660,115 @@ fn man_page_renders() {
         check_roff(&page, name);
     }
 }
+
+/// The shell blocks of README.md in order, each with whether it is the first-run example.
+fn readme_blocks() -> Vec<(bool, String)> {
+    let readme =
+        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut blocks = Vec::new();
+    let mut lines = readme.lines().peekable();
+    let mut marked = false;
+    while let Some(line) = lines.next() {
+        if line.starts_with("<!-- first-run") {
+            marked = true;
+        } else if line == "```sh" {
+            let mut block = String::new();
+            for l in lines.by_ref() {
+                if l == "```" {
+                    break;
+                }
+                block.push_str(l);
+                block.push('\n');
+            }
+            blocks.push((marked, block));
+            marked = false;
+        }
+    }
+    blocks
+}
+
+/// Runs a shell script as a newcomer would from a fresh clone: in a directory holding the
+/// samples, with the built `kabir` on PATH and a home of its own. Returns its output.
+fn run_as_newcomer(script: &str) -> (std::process::Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("clone");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(clone.join("samples")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    for f in std::fs::read_dir(format!("{}/samples", env!("CARGO_MANIFEST_DIR"))).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), clone.join("samples").join(f.file_name())).unwrap();
+    }
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kabir"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-e", "-o", "pipefail", "-c", script])
+        .current_dir(&clone)
+        .env("PATH", path)
+        .env("HOME", &home)
+        .env_remove("KABIR_DB")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the README's commands failed:\n{script}\n--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, dir)
+}
+
+#[test]
+fn readme_first_run_example_runs_as_written() {
+    let blocks = readme_blocks();
+    let first: Vec<_> = blocks.iter().filter(|(m, _)| *m).collect();
+    assert_eq!(first.len(), 1, "one block marked first-run in README.md");
+    let script = &first[0].1;
+    assert!(script.lines().all(|l| l.starts_with("kabir ")), "{script}");
+    let (out, dir) = run_as_newcomer(script);
+    let text = String::from_utf8(out.stdout).unwrap();
+    // It ends in an explorer answer and a diagram.
+    let answer = &text[text.rfind("position: ").expect("an explorer answer")..];
+    assert!(
+        answer.contains("counted: games that reached the position"),
+        "{answer}"
+    );
+    assert!(answer.contains("│ 1... "), "moves after 1. e3:\n{answer}");
+    let svg = std::fs::read_to_string(dir.path().join("clone/after-e3.svg")).unwrap();
+    assert!(svg.contains("<svg"), "{svg}");
+}
+
+/// Every shell command README.md shows, top to bottom, as a newcomer runs them after
+/// `cargo install --path .`: `cargo run --release --` is the installed `kabir`; the lines
+/// that build, install or test with cargo or rustup are left to the test run itself.
+#[test]
+fn readme_commands_run_top_to_bottom() {
+    let mut script = String::new();
+    for (_, block) in readme_blocks() {
+        for line in block.lines() {
+            let line = line.replace("cargo run --release -- ", "kabir ");
+            if line.starts_with("cargo ") || line.starts_with("rustup ") {
+                continue;
+            }
+            script.push_str(&line);
+            script.push('\n');
+        }
+    }
+    assert!(script.contains("kabir show"), "{script}");
+    let (_, dir) = run_as_newcomer(&script);
+    let home = dir.path().join("home");
+    assert!(
+        home.join(".local/share/bash-completion/completions/kabir")
+            .is_file()
+    );
+    assert!(
+        home.join(".cargo/share/man/man1/kabir-validate.1")
+            .is_file()
+    );
+}
