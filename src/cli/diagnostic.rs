@@ -31,7 +31,9 @@ pub enum ColorWhen {
     /// When writing to a terminal and `NO_COLOR` is not set.
     #[default]
     Auto,
+    /// Whatever the output and the environment.
     Always,
+    /// Never.
     Never,
 }
 
