@@ -1,4 +1,6 @@
-//! Every failure says its cause: an impossible date in a filter. Each exits with status 2.
+//! Every failure says its cause, once: a database in a directory the importer cannot write,
+//! an SQLite error, an impossible date in a filter. Each exits with status 2, and a database is
+//! left intact.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +19,60 @@ fn samples() -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// The message of a failed command (standard error), after checking its status is 2 and that
+/// it says no part of itself twice (as "no such table: x: no such table: x" did).
+fn failure(out: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let message = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("kabir: "))
+        .unwrap_or_else(|| panic!("no error message: {stderr}"));
+    let parts: Vec<&str> = message.split(": ").collect();
+    for (i, part) in parts.iter().enumerate() {
+        assert!(
+            !parts[i + 1..].contains(part),
+            "{part:?} is said twice: {message}"
+        );
+    }
+    stderr
+}
+
+#[test]
+fn an_sqlite_error_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&db)
+        .args(samples())
+        .assert()
+        .code(0);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("DROP TABLE promotion").unwrap();
+    drop(conn);
+    let out = kabir().args(["stats", "--db"]).arg(&db).output().unwrap();
+    let stderr = failure(&out);
+    assert!(stderr.contains("games.db"), "{stderr}");
+    assert_eq!(
+        stderr.matches("no such table: promotion").count(),
+        1,
+        "{stderr}"
+    );
+    // Nor rusqlite's wrapping of SQLite's code, which repeats it.
+    assert!(!stderr.contains("Error code"), "{stderr}");
+}
+
+#[test]
+fn a_missing_database_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("missing.db");
+    let out = kabir().args(["search", "--db"]).arg(&db).output().unwrap();
+    let stderr = failure(&out);
+    assert_eq!(stderr.matches("missing.db").count(), 1, "{stderr}");
+    assert!(stderr.contains("no such database file"), "{stderr}");
 }
 
 #[test]
@@ -56,5 +112,84 @@ fn an_impossible_date_in_a_filter_is_an_error() {
         ["stats", "--to", "2000-02-29"],
     ] {
         kabir().args(args).arg("--db").arg(&db).assert().code(0);
+    }
+}
+
+#[cfg(unix)]
+mod unix {
+    use std::os::unix::process::CommandExt;
+
+    use super::*;
+
+    /// A writable database in a directory the importer cannot write to: SQLite cannot create
+    /// its journal beside it, and the message says so (it said "the file is read-only"). Run
+    /// as another user when the tests run as root, whom permissions do not stop.
+    #[test]
+    fn a_database_in_a_read_only_directory_says_why_it_cannot_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("read-only");
+        std::fs::create_dir(&folder).unwrap();
+        let db = folder.join("games.db");
+        kabir()
+            .args(["import", "--quiet", "--db"])
+            .arg(&db)
+            .arg(&samples()[0])
+            .assert()
+            .code(0);
+        let root = unsafe { libc::geteuid() } == 0;
+        let nobody: u32 = 65534;
+        use std::os::unix::fs::PermissionsExt;
+        if root {
+            std::os::unix::fs::chown(&db, Some(nobody), Some(nobody)).unwrap();
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let before = std::fs::read(&db).unwrap();
+        let as_user = |args: &[&str]| {
+            let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"));
+            command.args(args).arg("--db").arg(&db);
+            if root {
+                // SAFETY: between fork and exec only `setgroups`, `setgid` and `setuid`,
+                // which are async-signal-safe.
+                unsafe {
+                    command.pre_exec(move || {
+                        if libc::setgroups(0, std::ptr::null()) != 0
+                            || libc::setgid(nobody) != 0
+                            || libc::setuid(nobody) != 0
+                        {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+            }
+            command.output().unwrap()
+        };
+        let sample = samples()[1].to_string_lossy().into_owned();
+        let out = as_user(&["import", "--quiet", &sample]);
+        let stderr = failure(&out);
+        assert!(
+            stderr.contains("games.db")
+                && stderr.contains("directory")
+                && stderr.contains("not writable")
+                && stderr.contains("journal"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("the file is read-only"), "{stderr}");
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(
+            std::fs::read(&db).unwrap() == before,
+            "the file was written to"
+        );
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+        // Queries need no journal: they read it.
+        let out = as_user(&["stats"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 }

@@ -92,8 +92,8 @@ const MAX_RESERVED: usize = 20_000;
 /// Imports; returns whether every game read was valid.
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
-    let db = Database::create_or_open(&args.db)
-        .with_context(|| format!("cannot open the database {}", args.db.display()))?;
+    // The error names the file.
+    let db = Database::create_or_open(&args.db).context("cannot open the database")?;
     // Three stages run side by side: the worker threads read and replay games and make their
     // records; a database thread derives each batch's index entries while its own writer
     // commits the batch before (`Importer::import_all`); this thread hands the batches on. The

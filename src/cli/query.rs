@@ -29,15 +29,15 @@ pub struct DbArgs {
 impl DbArgs {
     /// Opens the database read-only; a missing file is an error and is not created.
     pub fn open(&self) -> Result<Database> {
+        // The error names the file.
         Database::open(&self.db).map_err(|e| {
-            let hint = match e {
-                DbError::NotFound { .. } => " (make one with `kabir import --db PATH FILE...`)",
-                _ => "",
+            let e = match e {
+                DbError::NotFound { .. } => {
+                    anyhow::anyhow!("{e} (make one with `kabir import --db PATH FILE...`)")
+                }
+                e => anyhow::Error::new(e),
             };
-            anyhow::Error::new(e).context(format!(
-                "cannot open the database {}{hint}",
-                self.db.display()
-            ))
+            e.context("cannot open the database")
         })
     }
 }

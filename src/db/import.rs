@@ -306,24 +306,25 @@ impl Importer<'_> {
     /// Stores a derived batch: duplicates found, games inserted, one index segment per variant.
     fn write(&mut self, prepared: Prepared) -> Result<BatchStats, DbError> {
         let db = &mut *self.db;
-        let path = db.path.clone();
-        let busy = db.busy_ms;
-        let err = |e: rusqlite::Error| DbError::from_sqlite(&path, e, busy);
-        let tx = db
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
-        let stats = write_batch(&tx, &prepared).map_err(|e| match e {
-            WriteError::Sql(e) => err(e),
+        let written = (|| {
+            let tx = db
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let stats = write_batch(&tx, &prepared)?;
+            tx.commit()?;
+            Ok(stats)
+        })();
+        // The transaction is over (rolled back on an error) before the error is read.
+        let (stats, grown) = written.map_err(|e| match e {
+            WriteError::Sql(e) => db.err(e),
             WriteError::TooManyGames => DbError::TooManyGames,
         })?;
-        tx.commit().map_err(err)?;
         if self.merge_tiers {
-            for v in &stats.1 {
-                index::merge_tiers(&mut db.conn, *v).map_err(err)?;
+            for v in &grown {
+                index::merge_tiers(&mut db.conn, *v).map_err(|e| db.err(e))?;
             }
         }
-        Ok(stats.0)
+        Ok(stats)
     }
 }
 
