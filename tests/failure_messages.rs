@@ -1,6 +1,6 @@
-//! Every failure says its cause, once: a database in a directory the importer cannot write,
-//! an SQLite error, an impossible date in a filter. Each exits with status 2, and a database is
-//! left intact.
+//! Every failure says its cause, once: a full disk (a file-size limit) during an import, a
+//! database in a directory the importer cannot write, an SQLite error, an impossible date in
+//! a filter. Each exits with status 2, and a database is left intact.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,11 @@ fn samples() -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
 /// The message of a failed command (standard error), after checking its status is 2 and that
@@ -120,6 +125,90 @@ mod unix {
     use std::os::unix::process::CommandExt;
 
     use super::*;
+
+    /// `count` Tamerlane games in `dir`.
+    fn tamerlane_games(dir: &Path, count: u32) -> PathBuf {
+        let path = dir.join("games.pgn");
+        kabir()
+            .args([
+                "generate",
+                "--variant",
+                "tamerlane",
+                "--seed",
+                "19",
+                "--games",
+            ])
+            .arg(count.to_string())
+            .arg("-o")
+            .arg(&path)
+            .assert()
+            .code(0);
+        path
+    }
+
+    /// `kabir import` with the file-size limit of the process set to `limit` bytes.
+    fn import_limited(db: &Path, games: &Path, limit: u64) -> std::process::Output {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"));
+        command
+            .args(["import", "--quiet", "--batch", "100", "--db"])
+            .arg(db)
+            .arg(games);
+        // SAFETY: between fork and exec only `setrlimit`, which is async-signal-safe.
+        unsafe {
+            command.pre_exec(move || {
+                let rlimit = libc::rlimit {
+                    rlim_cur: limit as libc::rlim_t,
+                    rlim_max: limit as libc::rlim_t,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        command.output().unwrap()
+    }
+
+    /// The `imported` count of the import's summary line.
+    fn imported(stdout: &str) -> i64 {
+        let after = stdout.split("imported: ").nth(1).expect("a summary");
+        after[..after.find(',').unwrap()].parse().unwrap()
+    }
+
+    #[test]
+    fn a_full_disk_stops_the_import_with_its_cause_and_the_database_intact() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = tamerlane_games(dir.path(), 1500);
+        let db = dir.path().join("games.db");
+        // Room for a few batches of 100 games, not for 1,500.
+        let out = import_limited(&db, &games, 4 << 20);
+        let stderr = failure(&out);
+        assert!(stderr.contains("file too large"), "{stderr}");
+        assert!(stderr.contains("games.db"), "{stderr}");
+        // The summary counts what was committed: whole batches, all stored.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("stopped by an error"), "{stdout}");
+        let committed = imported(&stdout);
+        assert!(committed > 0 && committed < 1500, "{stdout}");
+        assert_eq!(committed % 100, 0, "{stdout}");
+        let database = kabir::db::Database::open(&db).unwrap();
+        database.integrity_check().unwrap();
+        assert_eq!(database.game_count().unwrap() as i64, committed);
+        drop(database);
+        assert_eq!(
+            count(&db, "SELECT sum(plies + 1) FROM game"),
+            count(&db, "SELECT sum(postings) FROM segment"),
+            "the index holds the positions of the stored games"
+        );
+        // With room again, the same import completes it.
+        kabir()
+            .args(["import", "--quiet", "--db"])
+            .arg(&db)
+            .arg(&games)
+            .assert()
+            .code(0);
+        assert_eq!(count(&db, "SELECT count(*) FROM game"), 1500);
+    }
 
     /// A writable database in a directory the importer cannot write to: SQLite cannot create
     /// its journal beside it, and the message says so (it said "the file is read-only"). Run

@@ -6,7 +6,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 use super::error::DbError;
-use super::schema::{self, APPLICATION_ID, VERSION};
+use super::schema::{self, APPLICATION_ID, READABLE_FROM, Step, VERSION};
 
 /// How long a writer waits for another writer's transaction before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -89,8 +89,8 @@ impl Database {
 
     /// Opens an existing database for queries only. Never creates or changes a file, except to
     /// finish SQLite's recovery after a crash in the middle of a commit (see
-    /// `docs/DATABASE.md`, "Journal"); refuses a database whose schema is older or newer than
-    /// this code's.
+    /// `docs/DATABASE.md`, "Journal"); refuses a database whose schema is newer than this
+    /// code's, or too old for its queries to read without a migration.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
         let path = path.as_ref();
         if check_not_directory(path)?.is_none() {
@@ -123,7 +123,7 @@ impl Database {
             });
         }
         db.check_version(version)?;
-        if version < VERSION {
+        if version < READABLE_FROM {
             return Err(DbError::OlderSchema {
                 path: path.to_path_buf(),
                 found: version,
@@ -342,8 +342,13 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<Option<u32>> {
     if version == VERSION {
         return Ok(None);
     }
-    for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
-        tx.execute_batch(sql)?;
+    for (i, steps) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+        for step in steps.iter() {
+            match step {
+                Step::Sql(sql) => tx.execute_batch(sql)?,
+                Step::Run(run) => run(&tx)?,
+            }
+        }
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
