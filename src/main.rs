@@ -64,8 +64,22 @@ enum Command {
     Man(cli::completions::ManArgs),
 }
 
+/// Ignores SIGXFSZ, which the system sends a process that writes past its file-size limit
+/// (`ulimit -f`) and which kills it without a word by default. Ignored, the write fails
+/// with EFBIG instead, and the error says so ("file too large").
+#[cfg(unix)]
+fn report_file_size_limit() {
+    // SAFETY: called at the start of `main`, before any other thread exists; SIG_IGN needs
+    // no handler code.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+}
+
+#[cfg(not(unix))]
+fn report_file_size_limit() {}
+
 fn main() -> ExitCode {
     keep_freed_memory();
+    report_file_size_limit();
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -97,11 +111,29 @@ fn main() -> ExitCode {
             }
             eprintln!(
                 "kabir: {}",
-                kabir::render::printable_lines(&format!("{e:#}"))
+                kabir::render::printable_lines(&error_message(&e))
             );
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes, outermost first, joined by ": ". A cause whose text the message
+/// already ends with is left out: many errors put their source's text into their own
+/// (`"{path}: {source}"`) and give it as their `source()` too, and it would be said twice.
+fn error_message(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || message.ends_with(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
 }
 
 /// Whether the error comes from writing to a pipe whose reader has gone (`kabir ... | head`),

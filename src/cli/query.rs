@@ -29,15 +29,15 @@ pub struct DbArgs {
 impl DbArgs {
     /// Opens the database read-only; a missing file is an error and is not created.
     pub fn open(&self) -> Result<Database> {
+        // The error names the file.
         Database::open(&self.db).map_err(|e| {
-            let hint = match e {
-                DbError::NotFound { .. } => " (make one with `kabir import --db PATH FILE...`)",
-                _ => "",
+            let e = match e {
+                DbError::NotFound { .. } => {
+                    anyhow::anyhow!("{e} (make one with `kabir import --db PATH FILE...`)")
+                }
+                e => anyhow::Error::new(e),
             };
-            anyhow::Error::new(e).context(format!(
-                "cannot open the database {}{hint}",
-                self.db.display()
-            ))
+            e.context("cannot open the database")
         })
     }
 }
@@ -140,17 +140,48 @@ fn parse_result(s: &str) -> Result<String, String> {
     }
 }
 
+/// A date for `--from` and `--to`: `YYYY`, `YYYY.MM` or `YYYY.MM.DD` (`-` or `/` may stand
+/// for `.`), a real calendar date (Gregorian, leap years included), in the form the Date tag
+/// is compared in.
 fn parse_date(s: &str) -> Result<String, String> {
     let d = s.replace(['-', '/'], ".");
     let parts: Vec<&str> = d.split('.').collect();
-    let ok = matches!(parts.len(), 1..=3)
+    let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+    let well_formed = matches!(parts.len(), 1..=3)
         && parts[0].len() == 4
         && parts[1..].iter().all(|p| p.len() == 2)
-        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
-    if ok {
-        Ok(d)
-    } else {
-        Err("expected YYYY, YYYY.MM or YYYY.MM.DD".into())
+        && parts.iter().all(|p| digits(p));
+    if !well_formed {
+        return Err("expected YYYY, YYYY.MM or YYYY.MM.DD".into());
+    }
+    let number = |i: usize| parts.get(i).and_then(|p| p.parse::<u32>().ok());
+    let year = number(0).unwrap_or(0);
+    if let Some(month) = number(1) {
+        if !(1..=12).contains(&month) {
+            return Err(format!(
+                "{d} is not a date: there is no month {month:02} (01 to 12)"
+            ));
+        }
+        if let Some(day) = number(2) {
+            let days = days_in_month(year, month);
+            if !(1..=days).contains(&day) {
+                return Err(format!(
+                    "{d} is not a date: month {month:02} of {year:04} has days 01 to {days}"
+                ));
+            }
+        }
+    }
+    Ok(d)
+}
+
+/// The number of days of a month (1 to 12) of a year in the Gregorian calendar.
+fn days_in_month(year: u32, month: u32) -> u32 {
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
+    match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
     }
 }
 
@@ -326,4 +357,49 @@ pub fn pct(p: f64) -> String {
 /// An optional tag value for a table or CSV: empty when missing.
 pub fn text(v: &Option<String>) -> String {
     v.clone().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_real_calendar_dates() {
+        for ok in [
+            "2021",
+            "2021.03",
+            "2021-03-31",
+            "2020.02.29",
+            "2000/02/29",
+            "0850.12.31",
+        ] {
+            assert!(parse_date(ok).is_ok(), "{ok}");
+        }
+        assert_eq!(parse_date("2021-03-05").unwrap(), "2021.03.05");
+        for bad in [
+            "2021.13.45",
+            "2021.13",
+            "2021.00",
+            "2021.02.29",
+            "1900.02.29",
+            "2021.02.30",
+            "2021.04.31",
+            "2021.01.00",
+            "2021.1",
+            "21",
+            "2021.ab",
+        ] {
+            assert!(parse_date(bad).is_err(), "{bad}");
+        }
+        assert!(
+            parse_date("2021.13.45")
+                .unwrap_err()
+                .contains("no month 13")
+        );
+        assert!(
+            parse_date("2021.02.30")
+                .unwrap_err()
+                .contains("days 01 to 28")
+        );
+    }
 }

@@ -20,7 +20,7 @@ mod search;
 pub use codec::GameResult;
 pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use error::DbError;
-pub use import::{BatchStats, Importer, Rejected};
+pub use import::{BatchStats, Duplicate, DuplicateRule, Importer, Rejected};
 pub use query::{
     Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,
     StoredGame, VariantStats,
@@ -30,5 +30,7 @@ pub use report::{
     EndCount, Group, GroupBy, LengthBucket, Lengths, PlayerStats, Report, ReportQuery, Score,
     SpecialCount, percent,
 };
-pub use schema::{APPLICATION_ID, BUCKET_BITS, VERSION as SCHEMA_VERSION};
+pub use schema::{
+    APPLICATION_ID, BUCKET_BITS, READABLE_FROM as SCHEMA_READABLE_FROM, VERSION as SCHEMA_VERSION,
+};
 pub use search::{GameQuery, SearchHit, SearchPage, SortKey};
