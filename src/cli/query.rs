@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use kabir::db::{Database, DbError, GameEnd, GameFilter, Special};
+use kabir::db::{Database, DbError, GameEnd, GameFilter, Special, names};
 use kabir::rules::{Color, Move, Position, Variant};
 use kabir::variants::Registry;
 
@@ -131,27 +131,13 @@ impl SpecialArg {
 }
 
 fn parse_result(s: &str) -> Result<String, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "1-0" | "white" => Ok("1-0".into()),
-        "0-1" | "black" => Ok("0-1".into()),
-        "1/2-1/2" | "draw" | "½-½" => Ok("1/2-1/2".into()),
-        "*" | "unfinished" => Ok("*".into()),
-        _ => Err("expected 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished)".into()),
-    }
+    names::parse_result(s)
+        .map(str::to_string)
+        .map_err(|e| e.to_string())
 }
 
 fn parse_date(s: &str) -> Result<String, String> {
-    let d = s.replace(['-', '/'], ".");
-    let parts: Vec<&str> = d.split('.').collect();
-    let ok = matches!(parts.len(), 1..=3)
-        && parts[0].len() == 4
-        && parts[1..].iter().all(|p| p.len() == 2)
-        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
-    if ok {
-        Ok(d)
-    } else {
-        Err("expected YYYY, YYYY.MM or YYYY.MM.DD".into())
-    }
+    names::parse_date(s).map_err(|e| e.to_string())
 }
 
 /// Conditions on the games, shared by `search`, `stats` and `export`.
@@ -217,16 +203,10 @@ impl FilterArgs {
     /// The library's filter.
     pub fn filter(&self) -> Result<GameFilter> {
         let variant = self.variant()?;
-        let promotion_to = match (&self.promotion_to, &variant) {
-            (Some(p), Some(v)) => Some(
-                p.chars()
-                    .next()
-                    .filter(|_| p.chars().count() == 1)
-                    .and_then(|c| v.kind_by_letter(c.to_ascii_uppercase()))
-                    .map_or_else(|| p.clone(), |k| v.kind(k).id.clone()),
-            ),
-            (p, _) => p.clone(),
-        };
+        let promotion_to = self
+            .promotion_to
+            .as_deref()
+            .map(|p| names::promotion_kind(variant.as_deref(), p));
         Ok(GameFilter {
             player: self.player.clone(),
             color: self.color.map(|c| match c {
@@ -326,4 +306,22 @@ pub fn pct(p: f64) -> String {
 /// An optional tag value for a table or CSV: empty when missing.
 pub fn text(v: &Option<String>) -> String {
     v.clone().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The options' values are the names the library (and so `kabir serve`) reads.
+    #[test]
+    fn option_values_are_the_library_names() {
+        for a in EndArg::value_variants() {
+            let name = a.to_possible_value().unwrap();
+            assert_eq!(names::parse_termination(name.get_name()), Ok(a.end()));
+        }
+        for a in SpecialArg::value_variants() {
+            let name = a.to_possible_value().unwrap();
+            assert_eq!(names::parse_special(name.get_name()), Ok(a.special()));
+        }
+    }
 }
