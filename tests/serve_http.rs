@@ -248,6 +248,18 @@ fn every_page_answers_with_the_security_headers() {
         );
     }
     assert_eq!(s.get("/").status, 200, "the root leads to the explorer");
+    // The explorer's games open the viewer at the position.
+    let a = s.get("/explore?variant=shatranj&moves=e3+e6");
+    let i = a.body.find("/game/").expect("a game listed");
+    let link = a.body[i..i + a.body[i..].find('"').unwrap()].replace("&amp;", "&");
+    assert!(link.contains("?fen="), "{link}");
+    let g = s.get(&link);
+    assert_eq!(g.status, 200, "{link}");
+    assert!(g.body.contains("class=\"mv main current\""), "{link}");
+    assert!(
+        g.body.contains("1\u{2026} e6") || g.body.contains("e6</a>"),
+        "{link}"
+    );
 }
 
 /// The API's answer for `target` and the command line's for `args`, as JSON values.

@@ -9,8 +9,8 @@ use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 
 use crate::db::{
-    Database, Explorer, GameAnswer, GameFilter, GameQuery, GameRow, GroupBy, MoveAnswer, Report,
-    SearchAnswer, SearchPage, SortKey,
+    Database, Explorer, GameAnswer, GameFilter, GameId, GameRow, GameSummary, GroupBy, MoveAnswer,
+    Report, SearchAnswer, SearchHit, SortKey,
 };
 use crate::diagram::{DiagramOptions, default_caption, position_svg};
 use crate::rules::{Color, Move, MoveKind, Position, Variant};
@@ -113,7 +113,8 @@ struct ExploreData {
     line: Line,
     fen: Option<String>,
     ex: Explorer,
-    games: SearchPage,
+    /// Example games of the moves, lowest ids first.
+    games: Vec<GameSummary>,
 }
 
 /// How many games of the position the explorer lists.
@@ -143,15 +144,27 @@ async fn explore_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppEr
             },
         };
         let line = p.line(&variant)?;
-        let ex = db.explore(&line.position, 0)?;
-        let games = if ex.games > 0 {
-            db.search(&GameQuery {
-                position: Some(line.position.clone()),
-                limit: Some(EXPLORER_GAMES),
-                ..GameQuery::default()
-            })?
+        // The games listed are the explorer's own examples (the lowest ids of each move):
+        // no second lookup of the position.
+        let ex = db.explore(&line.position, EXPLORER_GAMES)?;
+        let mut ids: Vec<GameId> = ex
+            .moves
+            .iter()
+            .flat_map(|m| m.examples.iter().copied())
+            .collect();
+        ids.sort_unstable();
+        ids.truncate(EXPLORER_GAMES);
+        let games = if ids.is_empty() {
+            Vec::new()
         } else {
-            SearchPage::default()
+            db.find_games(
+                &GameFilter {
+                    games: Some(ids),
+                    ..GameFilter::default()
+                },
+                EXPLORER_GAMES,
+                0,
+            )?
         };
         Ok(ExploreData {
             variants,
@@ -345,11 +358,11 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
                         }
                     }
                 }
-                @if !d.games.games.is_empty() {
+                @if !d.games.is_empty() {
                     h3 { "Games in this position" }
-                    (games_table(&d.games.games.iter().map(GameRow::of).collect::<Vec<_>>(), true))
-                    @if d.games.total > d.games.games.len() as u64 {
-                        p.more { a href=(search_link) { "All " (count(d.games.total)) " games \u{2192}" } }
+                    (games_table(&example_rows(&d.games, &pos.to_fen()), true))
+                    @if d.ex.games > d.games.len() as u64 {
+                        p.more { a href=(search_link) { "All " (count(d.ex.games)) " games \u{2192}" } }
                     }
                 }
             }
@@ -368,6 +381,23 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
     )
 }
 
+/// Rows of example games, each linking to the viewer at the position.
+fn example_rows(games: &[GameSummary], fen: &str) -> Vec<(GameRow, String)> {
+    games
+        .iter()
+        .map(|g| {
+            let hit = SearchHit {
+                game: g.clone(),
+                ply: None,
+            };
+            (
+                GameRow::of(&hit),
+                url(&format!("/game/{}", g.id), &[("fen", fen)]),
+            )
+        })
+        .collect()
+}
+
 fn sum_results(ex: &Explorer) -> crate::db::Results {
     let mut sum = crate::db::Results::default();
     for m in &ex.moves {
@@ -379,8 +409,22 @@ fn sum_results(ex: &Explorer) -> crate::db::Results {
     sum
 }
 
-/// A list of games, each linking to the viewer (at the ply it reached the position, if any).
-fn games_table(rows: &[GameRow], compact: bool) -> Markup {
+/// Rows of a game list, each linking to the viewer (at the ply it reached the position, if
+/// any).
+fn linked_rows(rows: &[GameRow]) -> Vec<(GameRow, String)> {
+    rows.iter()
+        .map(|r| {
+            let link = match r.ply {
+                Some(p) => url(&format!("/game/{}", r.id), &[("ply", &p.to_string())]),
+                None => format!("/game/{}", r.id),
+            };
+            (r.clone(), link)
+        })
+        .collect()
+}
+
+/// A list of games, each with its link to the viewer.
+fn games_table(rows: &[(GameRow, String)], compact: bool) -> Markup {
     html! {
         table.games {
             thead {
@@ -393,11 +437,7 @@ fn games_table(rows: &[GameRow], compact: bool) -> Markup {
                 }
             }
             tbody {
-                @for r in rows {
-                    @let link = match r.ply {
-                        Some(p) => url(&format!("/game/{}", r.id), &[("ply", &p.to_string())]),
-                        None => format!("/game/{}", r.id),
-                    };
+                @for (r, link) in rows {
                     tr {
                         td.num { a href=(link) { (r.id) } }
                         td { a href=(link) { (view::or_unknown(&r.white)) } }
@@ -475,15 +515,27 @@ pub(crate) async fn game(
 }
 
 async fn game_page(app: &Arc<App>, id: String, q: Option<String>) -> Result<Markup, AppError> {
-    let p = Params::parse(q.as_deref(), &[&["ply", "node", "flip"]])?;
+    let p = Params::parse(q.as_deref(), &[&["ply", "node", "fen", "flip"]])?;
     let id = game_id(&id)?;
     let flip = p.flag("flip")?;
     let ply = p.number("ply", 0..=usize::MAX)?;
     let node = p.number("node", 0..=usize::MAX)?;
-    if ply.is_some() && node.is_some() {
-        return Err(AppError::BadRequest("give ply or node, not both".into()));
+    let fen = p.get("fen");
+    if [ply.is_some(), node.is_some(), fen.is_some()]
+        .iter()
+        .filter(|&&b| b)
+        .count()
+        > 1
+    {
+        return Err(AppError::BadRequest("give one of ply, node and fen".into()));
     }
-    let game = load_game(app, id, ply).await?;
+    let mut game = load_game(app, id, ply).await?;
+    if let Some(f) = fen {
+        // The first ply at which the game stands at the position.
+        game.ply = first_ply_at(&game, &app.registry, f).ok_or_else(|| {
+            AppError::BadRequest(format!("game {id} never reaches the position {f:?}"))
+        })?;
+    }
     let flat = flat_tree(&game);
     // The move shown: a node of the tree, or the main line's move at the ply.
     let current = match node {
@@ -502,6 +554,20 @@ async fn game_page(app: &Arc<App>, id: String, q: Option<String>) -> Result<Mark
         .cloned()
         .ok_or_else(|| AppError::BadRequest(format!("unknown variant {:?}", game.variant)))?;
     Ok(game_view(app, &game, &flat, current, &variant, flip))
+}
+
+/// The first ply of the main line at which `game` stands at the position `fen`.
+fn first_ply_at(game: &GameAnswer, registry: &Registry, fen: &str) -> Option<usize> {
+    let variant = registry.find(&game.variant)?;
+    let target = Position::from_fen(variant, fen).ok()?;
+    let at = |f: &str| Position::from_fen(variant, f).is_ok_and(|p| p == target);
+    if at(&game.start) {
+        return Some(0);
+    }
+    game.moves
+        .iter()
+        .find(|m| m.fen.as_deref().is_some_and(at))
+        .map(|m| m.ply)
 }
 
 /// The page's URL for a move of the tree (`None`: the start).
@@ -696,7 +762,7 @@ fn game_view(
             p.badges {
                 span.badge.result { (game.result) }
                 span.badge { (game.termination) }
-                span.badge { (game.plies) " plies" }
+                span.badge { (game.plies) @if game.plies == 1 { " ply" } @else { " plies" } }
                 span.badge { (variant.name()) }
                 @for sp in &specials { span.badge.special { (sp) } }
             }
@@ -876,7 +942,7 @@ async fn search_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppErr
                 }
                 @if !answer.games.is_empty() {
                     p.note { "Showing " (answer.offset + 1) "\u{2013}" (shown_to) }
-                    (games_table(&answer.games, false))
+                    (games_table(&linked_rows(&answer.games), false))
                     div.pager {
                         (nav_link("prev", prev.as_deref(), "\u{25c0} Previous", "Previous page"))
                         (nav_link("next", next.as_deref(), "Next \u{25b6}", "Next page"))
