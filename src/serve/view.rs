@@ -114,7 +114,7 @@ pub(crate) fn result_bar(r: &Results) -> Markup {
         .collect::<Vec<_>>()
         .join(" \u{b7} ");
     html! {
-        div.bar title=(title) {
+        div.rbar title=(title) {
             @if n == 0 {
                 span.empty.g100 {}
             }
