@@ -6,17 +6,23 @@
 //! schema, the position index and why a hash collision never gives a wrong answer are
 //! described in `docs/DATABASE.md`.
 
+mod answer;
 mod codec;
 mod database;
 mod error;
 mod import;
 mod index;
+pub mod names;
 mod query;
 mod record;
 mod report;
 mod schema;
 mod search;
 
+pub use answer::{
+    EXPLORER_COUNTING, ExploreAnswer, GameAnswer, GameAnswerError, GameRow, LineAnswer, MoveAnswer,
+    SearchAnswer, SpecialSummary, move_specials,
+};
 pub use codec::GameResult;
 pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use error::DbError;
