@@ -267,6 +267,46 @@ fn is_tag_line(line: &[u8]) -> bool {
     }
 }
 
+/// Warns of each tag whose name an earlier tag of the game has, in time linear in the number
+/// of tags: a game may hold any number.
+fn check_duplicate_tags(game: &mut RawGame) {
+    // Few tags (nearly every game): compared pairwise, which costs less than hashing them.
+    const FEW: usize = 16;
+    let tags = &game.tags;
+    let same =
+        |a: &Tag, b: &Tag| a.name.len == b.name.len && game.bytes(a.name) == game.bytes(b.name);
+    let mut found: Vec<(u32, Span)> = Vec::new();
+    if tags.len() <= FEW {
+        for (j, t) in tags.iter().enumerate().skip(1) {
+            if let Some(first) = tags
+                .get(..j)
+                .and_then(|before| before.iter().position(|u| same(u, t)))
+            {
+                found.push((first as u32, t.span));
+            }
+        }
+    } else {
+        let mut seen: std::collections::HashMap<&[u8], u32> =
+            std::collections::HashMap::with_capacity(tags.len());
+        for (j, t) in tags.iter().enumerate() {
+            let first = *seen.entry(game.bytes(t.name)).or_insert(j as u32);
+            if first as usize != j {
+                found.push((first, t.span));
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    game.diagnostics
+        .extend(found.into_iter().map(|(first, span)| Diagnostic {
+            kind: DiagnosticKind::DuplicateTag { first },
+            span,
+        }));
+    // Diagnostics are in input order; tags come before the movetext's.
+    game.diagnostics.sort_by_key(|d| d.span.offset);
+}
+
 /// Reads games from a byte stream. See the [module documentation](self).
 ///
 /// ```
@@ -481,6 +521,21 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
+    /// Whether a byte-order mark (`EF BB BF`) starts at buffer index `i`.
+    fn is_bom(&mut self, i: usize) -> io::Result<bool> {
+        Ok(self.peek(i + 2)?.is_some() && self.buf.get(i..i + 3) == Some(&b"\xEF\xBB\xBF"[..]))
+    }
+
+    /// Passes a byte-order mark at buffer index `i`, the start of a line, as blank space that
+    /// takes no column (as at the start of the file): files joined into one keep theirs at
+    /// the start of their first game. Returns the index after it.
+    fn skip_bom(&mut self, i: usize) -> usize {
+        let after = i + 3;
+        self.col_offset = self.base + after as u64;
+        self.col = 1;
+        after
+    }
+
     /// Notes that a new line starts at buffer index `i`.
     #[inline]
     fn new_line(&mut self, i: usize) {
@@ -610,6 +665,9 @@ impl<R: BufRead> Reader<R> {
         let mut result: Option<Span> = None;
         let mut result_reported = false;
         let mut wide = false;
+        // The end of the line of the last tag pair read (a buffer index): the first line end
+        // at or after any index from there up to it.
+        let mut line_end: Option<usize> = None;
         let end;
 
         loop {
@@ -628,6 +686,12 @@ impl<R: BufRead> Reader<R> {
             let Some(b) = (loop {
                 match self.buf.get(i) {
                     Some(&b) if is_blank(b) => i += 1,
+                    Some(0xEF) if self.base + i as u64 == self.line_start => {
+                        if !self.is_bom(i)? {
+                            break Some(0xEF);
+                        }
+                        i = self.skip_bom(i);
+                    }
                     Some(b'\n' | b'\r') => {
                         i = self.line_end(i)?;
                         at_line_start = true;
@@ -672,7 +736,13 @@ impl<R: BufRead> Reader<R> {
             }
             match b {
                 b'[' => {
-                    let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
+                    // Each tag pair of a line needs the line's end: found once per line, not
+                    // once per pair (which made a line of many pairs cost quadratic time).
+                    let eol = match line_end {
+                        Some(eol) if eol >= i => eol,
+                        _ => self.find(i, |b| b == b'\n' || b == b'\r')?,
+                    };
+                    line_end = Some(eol);
                     if movetext {
                         let close = self
                             .buf
@@ -876,6 +946,7 @@ impl<R: BufRead> Reader<R> {
             len: (self.base + end as u64).saturating_sub(start.offset),
             ..start
         };
+        check_duplicate_tags(game);
         self.check_result_tag(game);
         self.consume(end);
         Ok(true)
@@ -1088,14 +1159,17 @@ impl<R: BufRead> Reader<R> {
             Some(Ok(parts)) => {
                 let (ns, ne) = (i + parts.name.0, i + parts.name.1);
                 let (vs, ve) = (i + parts.value.0, i + parts.value.1);
+                // The spans first: columns are counted forward from the last span, and one
+                // before it (an error in the value) would count the line again from its
+                // start.
+                let span = self.span(i, i + parts.len);
+                let name = self.span(ns, ne);
+                let value = self.span(vs, ve);
                 let before = game.diagnostics.len();
                 if !ascii {
                     self.check_utf8(game, vs, ve);
                 }
                 if game.diagnostics.len() == before && !skipping {
-                    let span = self.span(i, i + parts.len);
-                    let name = self.span(ns, ne);
-                    let value = self.span(vs, ve);
                     game.tags.push(Tag { span, name, value });
                 }
                 i + parts.len
@@ -1125,7 +1199,12 @@ impl<R: BufRead> Reader<R> {
                 Some(_) => {
                     segment = self.line_end(j)?;
                     // A line of tag pairs inside an open comment starts the next game.
-                    let k = self.find(segment, |b| !is_blank(b))?;
+                    let k = if self.is_bom(segment)? {
+                        segment + 3
+                    } else {
+                        segment
+                    };
+                    let k = self.find(k, |b| !is_blank(b))?;
                     if self.peek(k)? == Some(b'[') {
                         let eol = self.find(k, |b| b == b'\n' || b == b'\r')?;
                         if self.buf.get(k..eol).is_some_and(is_tag_line) {
@@ -1711,6 +1790,120 @@ mod tests {
             .err()
             .map(|e| (e.offset, e.source.to_string()));
         assert_eq!(error, Some((56, "disk on fire".to_owned())));
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_of_a_line_is_blank_space() {
+        // Two files joined, each with its byte-order mark.
+        let one = "\u{feff}[Variant \"Shatranj\"]\n\n1. e3 e6 *\n";
+        let two = "\u{feff}[Variant \"Shatranj\"]\n\n1. d3 *\n";
+        let text = format!("{one}{two}");
+        let games = read(text.as_bytes());
+        assert_eq!(games.len(), 2);
+        for g in &games {
+            assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
+            assert_eq!(g.tag("Variant").as_deref(), Some("Shatranj"));
+            // The mark takes no column, as at the start of the file.
+            assert_eq!((g.tags[0].span.column, g.start.column), (1, 1));
+        }
+        assert_eq!((games[1].start.line, games[1].start.offset), (4, 39));
+        // The mark belongs to the game it starts.
+        assert!(games[1].source.starts_with(b"\xEF\xBB\xBF[Variant"));
+        assert_eq!(games[0].source.len() + games[1].source.len(), text.len());
+        // Before movetext, and inside an open comment before a tag line, likewise.
+        let g = &read("\u{feff}1. e3 {open\n\u{feff}[Event \"x\"]\n1. d3 *".as_bytes());
+        assert_eq!(g.len(), 2);
+        assert_eq!(
+            kinds(&g[0]),
+            [
+                DiagnosticKind::UnterminatedComment,
+                DiagnosticKind::MissingResult
+            ]
+        );
+        assert_eq!(g[1].tag("Event").as_deref(), Some("x"));
+        // Elsewhere it is no blank.
+        let g = &read("1. e3 \u{feff} e6 *".as_bytes());
+        assert_eq!(kinds(&g[0]), [DiagnosticKind::UnexpectedChar]);
+    }
+
+    #[test]
+    fn duplicate_tags_are_warnings_naming_the_first() {
+        let g = &read(b"[Variant \"Shatranj\"] [Result \"1-0\"]\n[Variant \"Tamerlane\"]\n[Result \"0-1\"]\n\n1. e3 *")[0];
+        let d: Vec<_> = g
+            .diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.kind,
+                    d.span.line,
+                    d.span.column,
+                    g.text(d.span).into_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            d,
+            [
+                (
+                    DiagnosticKind::DuplicateTag { first: 0 },
+                    2,
+                    1,
+                    "[Variant \"Tamerlane\"]".to_owned()
+                ),
+                (
+                    DiagnosticKind::DuplicateTag { first: 1 },
+                    3,
+                    1,
+                    "[Result \"0-1\"]".to_owned()
+                ),
+                (DiagnosticKind::ResultMismatch, 5, 7, "*".to_owned()),
+            ]
+        );
+        assert!(!g.has_errors());
+        assert_eq!(g.tag("Variant").as_deref(), Some("Shatranj"));
+        // Past a few tags, names are hashed: the same findings.
+        let mut many = String::new();
+        for i in 0..40 {
+            many.push_str(&format!("[T{} \"{i}\"]\n", i % 30));
+        }
+        let g = &read(format!("{many}\n1. e3 *").as_bytes())[0];
+        let firsts: Vec<_> = g
+            .diagnostics
+            .iter()
+            .filter_map(|d| match d.kind {
+                DiagnosticKind::DuplicateTag { first } => Some((first, d.span.line)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(firsts, (0..10).map(|i| (i, i + 31)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn many_tag_pairs_on_one_line() {
+        const N: usize = 5_000;
+        let mut line = String::new();
+        for i in 0..N {
+            // A value of more than ASCII here and there, and one that is not UTF-8.
+            let value = if i % 1000 == 7 {
+                "é".to_string()
+            } else {
+                i.to_string()
+            };
+            line.push_str(&format!("[T{i} \"{value}\"] "));
+        }
+        let mut text = line.into_bytes();
+        text.extend_from_slice(b"[Bad \"\xff\"] [Last \"x\"]\n\n1. e3 *\n");
+        let g = &read(&text)[0];
+        assert_eq!(g.tags.len(), N + 1);
+        assert_eq!(kinds(g), [DiagnosticKind::InvalidUtf8]);
+        // Columns count characters: five `é` tags before the last, each one character
+        // shorter than it is in bytes.
+        let last = g.tags[N];
+        let bytes_before = usize::try_from(last.span.offset).unwrap();
+        assert_eq!(last.span.column as usize, bytes_before - 5 + 1);
+        assert_eq!(g.text(last.value), "x");
+        let bad = g.diagnostics[0].span;
+        assert_eq!(bad.column as usize, bytes_before - 5 + 1 - 10 + 6);
     }
 
     #[test]
