@@ -57,20 +57,12 @@ struct Line {
     next: Option<(u32, bool)>,
     /// `next` as it was before the last move: where a variation on that move starts.
     before_last: Option<(u32, bool)>,
-    /// The `(` that opened this line (unused for the main line).
-    open: Span,
 }
 
 impl Line {
     const MAIN: Line = Line {
         next: None,
         before_last: None,
-        open: Span {
-            offset: 0,
-            len: 0,
-            line: 0,
-            column: 0,
-        },
     };
 
     /// A move was read in this line of play: the next move number follows.
@@ -270,20 +262,29 @@ fn is_tag_line(line: &[u8]) -> bool {
 /// Warns of each tag whose name an earlier tag of the game has, in time linear in the number
 /// of tags: a game may hold any number.
 fn check_duplicate_tags(game: &mut RawGame) {
-    // Few tags (nearly every game): compared pairwise, which costs less than hashing them.
+    // Few tags (nearly every game): each name gets a key of its first eight bytes and its
+    // length, and a bit of a 64-bit set picked by the key; only a name whose bit is taken
+    // already is looked for among the names before it (compared whole when the keys agree).
+    // Many tags: the names are hashed.
     const FEW: usize = 16;
     let tags = &game.tags;
-    let same =
-        |a: &Tag, b: &Tag| a.name.len == b.name.len && game.bytes(a.name) == game.bytes(b.name);
     let mut found: Vec<(u32, Span)> = Vec::new();
     if tags.len() <= FEW {
-        for (j, t) in tags.iter().enumerate().skip(1) {
-            if let Some(first) = tags
-                .get(..j)
-                .and_then(|before| before.iter().position(|u| same(u, t)))
+        let mut keys = [0u64; FEW];
+        let mut taken = 0u64;
+        for (j, t) in tags.iter().enumerate() {
+            let key = name_key(game, t);
+            if let Some(k) = keys.get_mut(j) {
+                *k = key;
+            }
+            let bit = 1u64 << (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
+            if taken & bit != 0
+                && let Some(first) = (0..j)
+                    .find(|&i| keys[i] == key && game.bytes(tags[i].name) == game.bytes(t.name))
             {
                 found.push((first as u32, t.span));
             }
+            taken |= bit;
         }
     } else {
         let mut seen: std::collections::HashMap<&[u8], u32> =
@@ -305,6 +306,30 @@ fn check_duplicate_tags(game: &mut RawGame) {
         }));
     // Diagnostics are in input order; tags come before the movetext's.
     game.diagnostics.sort_by_key(|d| d.span.offset);
+}
+
+/// A key of a tag's name: its first eight bytes (read as one word from the game's text, which
+/// goes on after a name) and its length. Equal names have equal keys.
+#[inline]
+fn name_key(game: &RawGame, tag: &Tag) -> u64 {
+    let len = tag.name.len.min(255);
+    let start = usize::try_from(tag.name.offset.saturating_sub(game.source_offset)).unwrap_or(0);
+    let word = match game.source.get(start..start + 8) {
+        Some(w) => u64::from_le_bytes(w.try_into().unwrap_or_default()),
+        None => {
+            let mut bytes = [0u8; 8];
+            for (b, &c) in bytes.iter_mut().zip(game.bytes(tag.name)) {
+                *b = c;
+            }
+            u64::from_le_bytes(bytes)
+        }
+    };
+    let word = if len < 8 {
+        word & ((1u64 << (8 * len)) - 1)
+    } else {
+        word
+    };
+    word ^ len.rotate_right(8)
 }
 
 /// Reads games from a byte stream. See the [module documentation](self).
@@ -342,8 +367,11 @@ pub struct Reader<R> {
     /// Whether bytes after `col_offset` may be other than ASCII (a comment, a tag or stray
     /// bytes were passed); if not, columns are byte distances and need no counting.
     col_unsure: bool,
-    /// Lines of play open in the current game (the main line first).
+    /// Lines of play open in the current game (the main line first): a few bytes for each
+    /// level of nesting.
     lines: Vec<Line>,
+    /// The `(` of the outermost variation open, the one reported if it is left open.
+    outer_open: Span,
     /// Errors recorded in the current game.
     errors: usize,
     /// Sizes of the last game read, to size the next one's buffers.
@@ -401,6 +429,7 @@ impl<R: BufRead> Reader<R> {
             col: 1,
             col_unsure: true,
             lines: Vec::new(),
+            outer_open: Span::default(),
             errors: 0,
             // Before any game is read, room for a game of about a hundred moves: its buffers
             // then rarely grow (a reader per block of input starts here).
@@ -801,10 +830,12 @@ impl<R: BufRead> Reader<R> {
                 b'(' => {
                     let open = self.span(i, i + 1);
                     let next = self.lines.last().and_then(|l| l.before_last);
+                    if self.lines.len() == 1 {
+                        self.outer_open = open;
+                    }
                     self.lines.push(Line {
                         next,
                         before_last: None,
-                        open,
                     });
                     if !skipping {
                         game.tokens.push(Token {
@@ -921,8 +952,8 @@ impl<R: BufRead> Reader<R> {
             self.consume(end);
             return Ok(false);
         }
-        if let Some(open) = self.lines.get(1).map(|l| l.open) {
-            self.report_at(game, DiagnosticKind::UnterminatedVariation, open);
+        if self.lines.len() > 1 {
+            self.report_at(game, DiagnosticKind::UnterminatedVariation, self.outer_open);
         }
         let end_span = self.span(end.min(self.buf.len()), end.min(self.buf.len()));
         match result {
