@@ -519,7 +519,12 @@ impl Replay {
                 TokenKind::Nag(n) => w.push(&format!("${n}")),
                 TokenKind::Comment | TokenKind::LineComment => {
                     // A `}` inside a `;` comment would end a `{}` comment early.
-                    w.push_comment(&raw.comment_text(tok).replace('}', ")"));
+                    let text = raw.comment_text(tok);
+                    if text.contains('}') {
+                        w.push_comment(&text.replace('}', ")"));
+                    } else {
+                        w.push_comment(&text);
+                    }
                     if let Some(l) = lines.last_mut() {
                         l.2 = true;
                     }
