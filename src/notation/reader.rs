@@ -715,12 +715,6 @@ impl<R: BufRead> Reader<R> {
             let Some(b) = (loop {
                 match self.buf.get(i) {
                     Some(&b) if is_blank(b) => i += 1,
-                    Some(0xEF) if self.base + i as u64 == self.line_start => {
-                        if !self.is_bom(i)? {
-                            break Some(0xEF);
-                        }
-                        i = self.skip_bom(i);
-                    }
                     Some(b'\n' | b'\r') => {
                         i = self.line_end(i)?;
                         at_line_start = true;
@@ -737,6 +731,12 @@ impl<R: BufRead> Reader<R> {
                 ended_open = movetext;
                 break;
             };
+            // A byte-order mark starting a line is blank space; looked for here, once per
+            // element, rather than at every blank.
+            if b == 0xEF && self.base + i as u64 == self.line_start && self.is_bom(i)? {
+                i = self.skip_bom(i);
+                continue;
+            }
             let line_begin = at_line_start;
             at_line_start = false;
             if b == b'[' && line_begin && movetext {
