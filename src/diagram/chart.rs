@@ -14,6 +14,11 @@ pub const CHART_WIDTH: f64 = 800.0;
 const PLOT_LEFT: f64 = 84.0;
 const PLOT_RIGHT: f64 = CHART_WIDTH - 28.0;
 const PANEL_GAP: f64 = 24.0;
+/// The width of a character of a 12 px bold category label, a little over the widest average
+/// of the embedded font, so that a label never runs off the left edge.
+const LABEL_CHAR_WIDTH: f64 = 7.6;
+/// Space left of the longest category label, and between it and its bar.
+const LABEL_MARGIN: f64 = 24.0;
 const INK: &str = "#1e1e1e";
 const GRID: &str = "#d9d9d9";
 const BAR: &str = "#4f7fa8";
@@ -423,7 +428,16 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, Results)]) -> f64 {
     let plot_top = top + 44.0;
     let height = rows.len().max(1) as f64 * row_h;
     let bottom = plot_top + height;
-    let left = PLOT_LEFT + 40.0;
+    // The row labels (variant names, player names) decide where the bars start: room for the
+    // longest, up to half the chart; a longer label is shortened with an ellipsis and stays
+    // whole in its tooltip and `data-label`.
+    let longest = rows
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let fits = ((CHART_WIDTH / 2.0 - LABEL_MARGIN) / LABEL_CHAR_WIDTH) as usize;
+    let left = (LABEL_MARGIN + longest.min(fits) as f64 * LABEL_CHAR_WIDTH).max(PLOT_LEFT + 40.0);
     let max = rows
         .iter()
         .map(|(_, r)| series_values(r).iter().sum::<u64>())
@@ -470,7 +484,15 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, Results)]) -> f64 {
         );
         let mut a = text_attrs(left - 8.0, y + h / 2.0 + 4.0, 12.0, "end");
         a.push(("class", "category-label".into()));
-        svg.text("text", &a, label);
+        if label.chars().count() > fits {
+            let short: String = label.chars().take(fits.saturating_sub(1)).collect();
+            svg.open("text", &a);
+            svg.text("title", &[], label);
+            svg.raw(&super::svg::escape(&format!("{short}\u{2026}")));
+            svg.close("text");
+        } else {
+            svg.text("text", &a, label);
+        }
         let mut acc = 0u64;
         for ((series, name, color), value) in SERIES.iter().zip(series_values(r)) {
             let (x0, x1) = (x_of(acc as f64), x_of((acc + value) as f64));
@@ -739,6 +761,41 @@ mod tests {
             years: vec![("2024".into(), 4), ("2025".into(), 6)],
             undated: 3,
         }
+    }
+
+    #[test]
+    fn long_row_labels_keep_their_room() {
+        let mut data = sample();
+        let long = "tamerlane-greenwood-5".to_string();
+        data.results.push((long.clone(), data.results[0].1));
+        let svg = stats_svg(&data);
+        // Every row label ends where the bars start, and its left edge stays on the chart.
+        let row = svg
+            .split("<g class=\"row\"")
+            .find(|g| g.contains(&format!("data-label=\"{long}\"")))
+            .expect("the long row");
+        let x: f64 = row
+            .split("x=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|v| v.parse().ok())
+            .expect("label x");
+        assert!(
+            x - long.chars().count() as f64 * LABEL_CHAR_WIDTH >= 0.0,
+            "{x}"
+        );
+        assert!(row.contains(&format!(">{long}</text>")));
+
+        // A label longer than half the chart is shortened, and whole in its tooltip.
+        let huge = "x".repeat(200);
+        data.results.push((huge.clone(), data.results[0].1));
+        let svg = stats_svg(&data);
+        let row = svg
+            .split("<g class=\"row\"")
+            .find(|g| g.contains(&format!("data-label=\"{huge}\"")))
+            .expect("the huge row");
+        assert!(row.contains(&format!("<title>{huge}</title>")));
+        assert!(row.contains("\u{2026}"));
     }
 
     #[test]
