@@ -310,6 +310,13 @@ fn swap_fields_and_counters() {
         "not a halfmove clock",
     );
     err(&v, &format!("{board} w - - 0 1x"), 41, "not a move number");
+    // The counters are digits only (`number0`): a sign is refused.
+    err(
+        &v,
+        &format!("{board} w - - +5 1"),
+        39,
+        "not a halfmove clock",
+    );
     // Any blank space separates fields, a no-break space included.
     let p = Position::from_fen(&v, &format!("{board}\tw\u{a0}-\n- 0  1")).unwrap();
     assert_eq!(p.to_fen(), format!("{board} w - - 0 1"));
