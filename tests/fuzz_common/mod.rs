@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use kabir::generate::{Options, random_game};
 use kabir::notation::game::RawGame;
+use kabir::notation::grammar::{self, Parsed, TypedPawns};
 use kabir::notation::reader::Reader;
 use kabir::notation::san::SanPlus;
 use kabir::notation::{resolve, san};
@@ -181,5 +182,65 @@ pub fn variant_definition(data: &[u8]) {
         let _ = scratch.legal_moves();
         scratch.undo(undo);
         assert_eq!(scratch, start);
+    }
+}
+
+/// The bytes read by the grammar (`kabir::notation::grammar`), as moves and as a position
+/// string. Every production reads them without a panic and leaves the end of its input; the
+/// fast lane reads every token as the grammar does, errors included; a move writes back to
+/// text that reads as the same move; and a position string that a built-in variant reads is
+/// one the grammar's `position` reads whole.
+pub fn grammar(data: &[u8]) {
+    fn rest<O>(input: &[u8], parsed: Parsed<'_, O>) {
+        if let Ok((rest, _)) = parsed {
+            assert!(
+                std::ptr::eq(rest, &input[input.len() - rest.len()..]),
+                "not the end of {input:?}"
+            );
+        }
+    }
+    const PAWNS: [TypedPawns; 2] = [TypedPawns::NONE, TypedPawns::NONE.with(b'P')];
+    rest(data, grammar::r#move(data));
+    rest(data, grammar::special(data));
+    rest(data, grammar::ordinary(data));
+    rest(data, grammar::origin(data));
+    rest(data, grammar::promotion(data));
+    rest(data, grammar::waiting(data));
+    rest(data, grammar::glyph(data));
+    rest(data, grammar::place(data));
+    rest(data, grammar::number(data));
+    rest(data, grammar::side(data));
+    rest(data, grammar::state(data));
+    rest(data, grammar::waiting_order(data));
+    for pawns in PAWNS {
+        rest(data, grammar::position(pawns)(data));
+        rest(data, grammar::board(pawns)(data));
+        rest(data, grammar::cell_piece(pawns)(data));
+    }
+    for token in data.split(|b| b.is_ascii_whitespace()).take(64) {
+        let read = grammar::read_move(token);
+        assert_eq!(SanPlus::from_ascii(token), read, "{token:?}");
+        assert_eq!(SanPlus::check(token), read.map(|_| ()), "{token:?}");
+        if let Ok(m) = read {
+            let written = m.to_string();
+            assert_eq!(
+                grammar::read_move(written.as_bytes()),
+                Ok(m),
+                "{token:?} written {written:?}"
+            );
+        }
+    }
+    if let Ok(text) = std::str::from_utf8(data) {
+        for variant in variants() {
+            if Position::from_fen(variant, text).is_ok() {
+                assert!(
+                    PAWNS
+                        .into_iter()
+                        .any(|p| matches!(grammar::position(p)(data), Ok(([], _)))),
+                    "{} reads {text:?}, the grammar does not",
+                    variant.id()
+                );
+            }
+        }
     }
 }
