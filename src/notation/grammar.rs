@@ -58,6 +58,7 @@ use super::san::{Citadel, Glyph, Letter, Origin, Place, San, SanError, SanPlus, 
 ///
 /// The ordinary moves, most moves, are tried first: `PP` and `K:` start no ordinary move, so
 /// the order changes nothing but the time taken.
+#[inline]
 pub fn r#move(i: &[u8]) -> Parsed<'_, SanPlus> {
     map(
         (alt((ordinary, special)), opt(check), opt(glyph)),
@@ -67,11 +68,13 @@ pub fn r#move(i: &[u8]) -> Parsed<'_, SanPlus> {
 }
 
 /// `special = lift | swap ;`
+#[inline]
 pub fn special(i: &[u8]) -> Parsed<'_, San> {
     alt((lift, swap)).parse(i)
 }
 
 /// `lift = "PP", [ "x" ], square ;` (the lift or the relocation of the pawn of pawns)
+#[inline]
 pub fn lift(i: &[u8]) -> Parsed<'_, San> {
     map(
         preceded(literal(b"PP"), (opt(just(b'x')), square)),
@@ -84,6 +87,7 @@ pub fn lift(i: &[u8]) -> Parsed<'_, San> {
 }
 
 /// `swap = "K:", place, [ "=", ( piece | lower-piece ) ] ;`
+#[inline]
 pub fn swap(i: &[u8]) -> Parsed<'_, San> {
     map(
         preceded(literal(b"K:"), (place, opt(preceded(just(b'='), letter)))),
@@ -99,6 +103,7 @@ pub fn swap(i: &[u8]) -> Parsed<'_, San> {
 ///
 /// Without `=`, a promotion follows a square only (`e8Q`; `KbcQ` is no move), and a
 /// lowercase one only a whole origin: `e7e8q` is a coordinate move, `exd8q` no move.
+#[inline]
 pub fn ordinary(i: &[u8]) -> Parsed<'_, San> {
     let (i, piece) = opt(map_opt(piece, Letter::new)).parse(i)?;
     let (i, (origin, capture)) = alt((
@@ -137,6 +142,7 @@ pub fn ordinary(i: &[u8]) -> Parsed<'_, San> {
 /// preferred (notation spec, section 10). So `e7e8q` has the origin `e7`, `Nbc3` the origin
 /// `b` (the citadel `bc` would leave no destination), `Ka10-bc` the origin `a10`, and `Nc3`
 /// none (`c3` is the destination).
+#[inline]
 pub fn origin(i: &[u8]) -> Parsed<'_, Origin> {
     alt((
         before_destination(map(place, Origin::Place)),
@@ -311,13 +317,10 @@ fn refusal(body: &[u8]) -> SanError {
         [rest @ .., b'-'] => (rest.len(), true),
         _ => (from.len(), false),
     };
-    // `origin` reads from where the origin stands up to the destination, as in the move.
-    let origin_read = |o: &[u8]| match origin(o) {
-        Ok((rest, _)) => o.len() - rest.len(),
-        Err(_) => 0,
-    };
+    // `origin` reads where the origin stands, with the destination after it, as in a move.
     let after_piece = &head[before.len() - from.len()..];
-    if origin_len > 0 && origin_read(after_piece) != origin_len {
+    let origin_read = origin(after_piece).map_or(0, |(rest, _)| after_piece.len() - rest.len());
+    if origin_len > 0 && origin_read != origin_len {
         return SanError::BadOrigin;
     }
     if dash && origin_len == 0 {

@@ -588,13 +588,18 @@ impl SanPlus {
 
     /// Checks that `text` is a move, without building it: what the reader does for every
     /// move. Agrees with [`SanPlus::from_ascii`].
-    #[inline]
+    #[inline(always)]
     pub fn check(text: &[u8]) -> Result<(), SanError> {
         if PackedShort::of(text) != PackedShort::NONE {
             Ok(())
         } else {
-            grammar::read_move(text).map(|_| ())
+            Self::check_general(text)
         }
+    }
+
+    #[inline(never)]
+    fn check_general(text: &[u8]) -> Result<(), SanError> {
+        grammar::read_move(text).map(|_| ())
     }
 }
 
