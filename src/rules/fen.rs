@@ -358,12 +358,12 @@ fn read_swap_rights(
             ),
         ));
     }
-    // Anything else is the sides' letters, as far as they go: a letter given twice is
-    // reported where it stands, then the first character that is not a side's letter.
-    let letters = bytes
-        .iter()
-        .take_while(|&&b| b == b'K' || b == b'k')
-        .count();
+    // Anything else must be the sides' letters (`state`), each at most once: a letter given
+    // twice is reported where it stands, then where the letters stop, if not at the end.
+    let letters = match grammar::state(bytes) {
+        Ok((_, letters)) if letters != b"-" => letters.len(),
+        _ => 0,
+    };
     for (i, &b) in bytes[..letters].iter().enumerate() {
         let c = Color::from_white(b == b'K');
         if pos.swap[c.index()] {
