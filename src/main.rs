@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cli;
 
@@ -58,10 +58,31 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Show a game: tags, moves and the board at a ply.
     Show(cli::show::ShowArgs),
+    /// Serve the explorer, a game viewer, search and statistics as web pages.
+    #[cfg(feature = "serve")]
+    Serve(cli::serve::ServeArgs),
+    /// Print a shell's completion script (bash, zsh, fish, powershell, elvish).
+    Completions(cli::completions::CompletionsArgs),
+    /// Print the manual page (roff).
+    Man(cli::completions::ManArgs),
 }
+
+/// Ignores SIGXFSZ, which the system sends a process that writes past its file-size limit
+/// (`ulimit -f`) and which kills it without a word by default. Ignored, the write fails
+/// with EFBIG instead, and the error says so ("file too large").
+#[cfg(unix)]
+fn report_file_size_limit() {
+    // SAFETY: called at the start of `main`, before any other thread exists; SIG_IGN needs
+    // no handler code.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+}
+
+#[cfg(not(unix))]
+fn report_file_size_limit() {}
 
 fn main() -> ExitCode {
     keep_freed_memory();
+    report_file_size_limit();
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -78,6 +99,12 @@ fn main() -> ExitCode {
         Command::Stats(a) => cli::stats::run(a, &mut out),
         Command::Export(a) => cli::export::run(a, &mut out),
         Command::Show(a) => cli::show::run(a, &mut out),
+        #[cfg(feature = "serve")]
+        Command::Serve(a) => cli::serve::run(a, &mut out),
+        Command::Completions(a) => {
+            cli::completions::completions(a, Cli::command(), &mut out).map(|()| true)
+        }
+        Command::Man(a) => cli::completions::man(a, Cli::command(), &mut out).map(|()| true),
     };
     let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into));
     match result {
@@ -87,10 +114,31 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("kabir: {e:#}");
+            eprintln!(
+                "kabir: {}",
+                kabir::render::printable_lines(&error_message(&e))
+            );
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes, outermost first, joined by ": ". A cause whose text the message
+/// already ends with is left out: many errors put their source's text into their own
+/// (`"{path}: {source}"`) and give it as their `source()` too, and it would be said twice.
+fn error_message(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || message.ends_with(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
 }
 
 /// Whether the error comes from writing to a pipe whose reader has gone (`kabir ... | head`),

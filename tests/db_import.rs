@@ -5,7 +5,7 @@ mod db_common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kabir::db::{Database, GameEnd, GameFilter, GameRecord, PositionHit, Special};
+use kabir::db::{Database, DuplicateRule, GameEnd, GameFilter, GameRecord, PositionHit, Special};
 use kabir::rules::{Color, MoveKind, Position};
 
 use db_common::{positions, records, temp_db};
@@ -74,28 +74,124 @@ fn import_reimport_and_row_counts() {
 }
 
 #[test]
-fn duplicates_are_found_by_content_not_tags() {
+fn duplicates_are_the_same_record_not_the_same_moves() {
     let (_dir, path) = temp_db();
     let recs = records("shatranj", 9, 0..10, 40);
     let mut batch = recs.clone();
-    // Same game, other tags: a duplicate, also within one batch.
-    let mut retagged = recs[0].clone();
-    retagged.tags.push(("Annotator".into(), "someone".into()));
-    retagged.pgn.push('\n');
-    batch.push(retagged);
+    // Same record with another tag (not of the roster) and text: a duplicate of the first,
+    // also within one batch.
+    let mut annotated = recs[0].clone();
+    annotated.tags.push(("Annotator".into(), "someone".into()));
+    annotated.pgn.push('\n');
+    batch.push(annotated);
     // Same moves from a start position with other move counters: not a duplicate.
     let mut other_start = recs[1].clone();
     let fen = other_start.start.to_fen().replace(" 0 1", " 0 7");
     other_start.start = Position::from_fen(&other_start.variant, &fen).unwrap();
     batch.push(other_start);
+    // Same moves, other players: another game.
+    let mut other_players = recs[2].clone();
+    other_players.tags.retain(|(k, _)| k != "White");
+    other_players
+        .tags
+        .push(("White".into(), "Someone else".into()));
+    batch.push(other_players);
     let mut db = Database::create_or_open(&path).unwrap();
     let stats = db.importer().unwrap().import_batch(batch).unwrap();
-    assert_eq!((stats.imported, stats.duplicates), (11, 1));
-    // Tags differ but the game is the same: nothing new.
-    let mut retagged = recs[5].clone();
-    retagged.tags.clear();
-    let stats = db.importer().unwrap().import_batch(vec![retagged]).unwrap();
-    assert_eq!((stats.imported, stats.duplicates), (0, 1));
+    assert_eq!((stats.imported, stats.duplicates), (12, 1));
+    // The duplicate names the game it repeats: the first of the batch, id 1.
+    assert_eq!(
+        stats.duplicate_of,
+        vec![kabir::db::Duplicate { index: 10, of: 1 }]
+    );
+    // Another result, round, event, site or date: another game each; an absent roster tag
+    // is its unknown value.
+    let mut others = Vec::new();
+    for (tag, value) in [
+        ("Result", "*"),
+        ("Round", "99"),
+        ("Event", "Other"),
+        ("Site", "Elsewhere"),
+        ("Date", "1999.01.01"),
+    ] {
+        let mut r = recs[5].clone();
+        if tag == "Result" {
+            // Another result than the game's own.
+            r.result = if r.result == value { "1-0" } else { value }.into();
+        } else {
+            r.tags.retain(|(k, _)| k != tag);
+            r.tags.push((tag.into(), value.into()));
+        }
+        others.push(r);
+    }
+    let mut untagged = recs[6].clone();
+    untagged.tags.clear();
+    let mut unknown = untagged.clone();
+    unknown.tags = ["Event", "Site", "Round", "White", "Black"]
+        .map(|k| (k.to_string(), "?".to_string()))
+        .to_vec();
+    unknown.tags.push(("Date".into(), "????.??.??".into()));
+    let stats = db
+        .importer()
+        .unwrap()
+        .import_batch(
+            others
+                .into_iter()
+                .chain([untagged, unknown, recs[5].clone()])
+                .collect(),
+        )
+        .unwrap();
+    assert_eq!((stats.imported, stats.duplicates), (6, 2));
+    let of: Vec<u32> = stats.duplicate_of.iter().map(|d| d.of).collect();
+    // The tagless game and the same with every tag unknown: one record. Then the stored game
+    // 6 (records[5]).
+    assert_eq!(of, vec![18, 6]);
+
+    // Under the moves rule, every one of them is a duplicate of the first game with its
+    // moves.
+    let mut importer = db.importer().unwrap();
+    importer.set_duplicate_rule(DuplicateRule::Moves);
+    let mut again = recs[2].clone();
+    again.tags.clear();
+    let stats = importer.import_batch(vec![again, recs[5].clone()]).unwrap();
+    assert_eq!((stats.imported, stats.duplicates), (0, 2));
+    let of: Vec<u32> = stats.duplicate_of.iter().map(|d| d.of).collect();
+    assert_eq!(of, vec![3, 6]);
+}
+
+#[test]
+fn the_moves_rule_finds_games_stored_under_either_rule() {
+    let (_dir, path) = temp_db();
+    let recs = records("tamerlane", 11, 0..6, 30);
+    let mut renamed = recs.clone();
+    for r in &mut renamed {
+        r.tags.retain(|(k, _)| k != "Black");
+        r.tags.push(("Black".into(), "Renamed".into()));
+    }
+    let mut db = Database::create_or_open(&path).unwrap();
+    // Moves rule first: the renamed games are duplicates, within one batch too.
+    let mut importer = db.importer().unwrap();
+    importer.set_duplicate_rule(DuplicateRule::Moves);
+    let stats = importer
+        .import_batch(recs.iter().chain(&renamed).cloned().collect())
+        .unwrap();
+    assert_eq!((stats.imported, stats.duplicates), (6, 6));
+    // Then the record rule adds them: the database now holds each game twice, by players.
+    let stats = db
+        .importer()
+        .unwrap()
+        .import_batch(renamed.clone())
+        .unwrap();
+    assert_eq!((stats.imported, stats.duplicates), (6, 0));
+    // And the moves rule again: all twelve are duplicates, of the first stored.
+    let mut importer = db.importer().unwrap();
+    importer.set_duplicate_rule(DuplicateRule::Moves);
+    let stats = importer
+        .import_batch(renamed.iter().chain(&recs).cloned().collect())
+        .unwrap();
+    assert_eq!((stats.imported, stats.duplicates), (0, 12));
+    assert!(stats.duplicate_of.iter().all(|d| d.of <= 6), "{stats:?}");
+    assert_eq!(db.game_count().unwrap(), 12);
 }
 
 #[test]

@@ -283,3 +283,73 @@ fn an_import_beside_an_open_reader_stays_in_wal_mode() {
     drop(reader);
     db.integrity_check().unwrap();
 }
+
+/// A copy of the database made by the first release with schema version 1.
+fn version_1_copy(dir: &std::path::Path) -> std::path::PathBuf {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/db/v1.db");
+    let path = dir.join("v1.db");
+    std::fs::copy(fixture, &path).unwrap();
+    path
+}
+
+fn has_record_column(path: &std::path::Path) -> bool {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.prepare("SELECT record FROM game").is_ok()
+}
+
+#[test]
+fn a_version_1_database_migrates_in_one_transaction() {
+    let (dir, _) = temp_db();
+    let path = version_1_copy(dir.path());
+    // A game whose move key cannot be read stops the migration half-way through computing
+    // the record keys: nothing of it stays.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let content: i64 = conn
+        .query_row("SELECT content FROM game WHERE id = 12", [], |r| r.get(0))
+        .unwrap();
+    conn.execute("UPDATE game SET content = 'not a key' WHERE id = 12", [])
+        .unwrap();
+    drop(conn);
+    let err = Database::create_or_open(&path).unwrap_err();
+    assert!(matches!(err, DbError::Sqlite { .. }), "{err}");
+    let db = Database::open(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), 1);
+    assert_eq!(db.game_count().unwrap(), 21);
+    db.integrity_check().unwrap();
+    drop(db);
+    assert!(!has_record_column(&path));
+
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE game SET content = ?1 WHERE id = 12", [content])
+        .unwrap();
+    drop(conn);
+    let db = Database::create_or_open(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(db.game_count().unwrap(), 21);
+    db.integrity_check().unwrap();
+    let unset: i64 = db
+        .connection()
+        .query_row("SELECT count(*) FROM game WHERE record = 0", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(unset, 0);
+    drop(db);
+    assert!(has_record_column(&path));
+}
+
+/// Queries read a version-1 file as it is (what version 2 adds is for importing only); an
+/// import migrates it.
+#[test]
+fn a_version_1_database_opens_read_only_without_a_change() {
+    let (dir, _) = temp_db();
+    let path = version_1_copy(dir.path());
+    let before = std::fs::read(&path).unwrap();
+    let db = Database::open(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), 1);
+    assert_eq!(db.game_count().unwrap(), 21);
+    assert!(db.game(21).unwrap().is_some());
+    drop(db);
+    assert!(std::fs::read(&path).unwrap() == before);
+    assert!(!has_record_column(&path));
+}

@@ -240,7 +240,17 @@ fn code(text: &str) -> (Vec<Block>, Vec<String>) {
     let (mut blocks, mut spans) = (Vec::new(), Vec::new());
     let mut section = 0;
     let mut block: Option<Block> = None;
+    // The prose of a paragraph, whose code spans may run across its lines.
+    let mut paragraph = String::new();
     for line in text.lines() {
+        if block.is_some()
+            || line.trim().is_empty()
+            || line.starts_with('#')
+            || line.starts_with("```")
+        {
+            spans.extend(paragraph.split('`').skip(1).step_by(2).map(str::to_string));
+            paragraph.clear();
+        }
         if let Some(fence) = line.strip_prefix("```") {
             match block.take() {
                 Some(b) => blocks.push(b),
@@ -262,9 +272,16 @@ fn code(text: &str) -> (Vec<Block>, Vec<String>) {
                     .and_then(|n| n.parse().ok())
                     .unwrap_or(0);
             }
-            spans.extend(line.split('`').skip(1).step_by(2).map(str::to_string));
+            // A table row is a paragraph of its own.
+            if line.starts_with('|') {
+                spans.extend(line.split('`').skip(1).step_by(2).map(str::to_string));
+            } else {
+                paragraph.push_str(line.trim());
+                paragraph.push(' ');
+            }
         }
     }
+    spans.extend(paragraph.split('`').skip(1).step_by(2).map(str::to_string));
     assert!(block.is_none(), "a code block is not closed");
     (blocks, spans)
 }
@@ -343,7 +360,12 @@ const NOT_EXAMPLES: &[&str] = &[
     "UnexpectedChar", "InvalidUtf8", "BadTagName", "BadTagValue", "UnterminatedTagValue",
     "UnterminatedTag", "TagInMovetext", "BadMove", "BadMoveNumber", "BadNag", "BadResult",
     "UnterminatedComment", "UnterminatedVariation", "UnmatchedVariationEnd", "ResultInMovetext",
-    "TooManyErrors", "MissingResult", "MoveNumberOutOfOrder", "ResultMismatch",
+    "TooManyErrors", "MissingResult", "MoveNumberOutOfOrder", "ResultMismatch", "DuplicateTag",
+    "duplicate-tag", "moves-after-draw", "termination", "end_ply",
+    // Commands and files.
+    "cat a.pgn b.pgn", "kabir validate", "kabir validate --format json",
+    "validate --format json", "--fix", "DECISIONS.md", "benches/hostile.sh",
+    "docs/RELIABILITY.md",
     // Moves the spec gives as not moves (section 9.1, 6.12 and 12), and parts of moves that
     // are no production alone.
     "Nz9", "e8=", "O-O", "O-O-O", "0-0", "0-0-0", "--", "Z0", "0000", "@@@@", "P@e5", "K:",

@@ -12,15 +12,20 @@ use kabir::variants;
 /// Which variant to use: a built-in by name, or a definition file.
 #[derive(Debug, Clone, Args)]
 pub struct VariantArgs {
-    /// Variant name or alias (see `kabir variants`); for game files, the variant of games
-    /// without a `Variant` tag.
+    /// The variant: name or alias (see `kabir variants`).
     #[arg(long, value_name = "NAME", conflicts_with = "variant_file")]
     pub variant: Option<String>,
-    /// A variant definition file (TOML) to use instead of a built-in variant; for game files,
-    /// also the variant of games without a `Variant` tag.
+    /// A variant definition file (TOML) to use instead of a built-in variant.
     #[arg(long, value_name = "PATH")]
     pub variant_file: Option<PathBuf>,
 }
+
+/// `--variant` of the commands that read game files (validate, import).
+pub const GAMES_VARIANT: &str = "The variant of games without a `Variant` tag: name or alias \
+     (see `kabir variants`). Without it such games are an error";
+/// `--variant-file` of the commands that read game files.
+pub const GAMES_VARIANT_FILE: &str = "A variant definition file (TOML): games may name its \
+     variant, and it is the variant of games without a `Variant` tag";
 
 impl VariantArgs {
     /// The chosen variant, or `default` when none was given.

@@ -23,6 +23,11 @@ use super::args::VariantArgs;
 /// in `.png`; without -o the SVG goes to standard output. The piece key is in
 /// docs/DIAGRAMS.md.
 #[derive(Debug, Args)]
+#[command(mut_arg("variant", |a| a.help(
+    "The variant of the position: name or alias (see `kabir variants`); without it, a \
+     position string is read as the first built-in variant that accepts it, and the start \
+     position is Shatranj's. Not needed with --db-game",
+).long_help(None)))]
 pub struct DiagramArgs {
     #[command(flatten)]
     pub variant: VariantArgs,

@@ -4,7 +4,6 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 
 use kabir::db::{Explorer, ExplorerMove, Results, percent};
 use kabir::rules::{Color, Position};
@@ -25,8 +24,7 @@ pub enum Format {
 }
 
 /// What is counted, said with every answer.
-pub const COUNTING: &str = "games that reached the position by any move order (transpositions \
-                            included), each game counted once, at its first visit";
+pub const COUNTING: &str = kabir::db::EXPLORER_COUNTING;
 
 /// The opening explorer: how many games reached a position and, for each move played from
 /// it, the games, their share, White wins / draws / Black wins and the average length, with
@@ -35,6 +33,10 @@ pub const COUNTING: &str = "games that reached the position by any move order (t
 /// A game is counted once for the position, at its first visit, and once for the move it
 /// played then: the moves' games add up to the games that continued from the position.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("variant", |a| a.help(super::query::POSITION_VARIANT).long_help(None)),
+    mut_arg("variant_file", |a| a.help(super::query::POSITION_VARIANT_FILE).long_help(None)),
+)]
 pub struct ExploreArgs {
     #[command(flatten)]
     pub db: DbArgs,
@@ -59,17 +61,6 @@ pub struct ExploreArgs {
     /// arrows for the three most played moves.
     #[arg(long, value_name = "FILE")]
     pub diagram: Option<std::path::PathBuf>,
-}
-
-/// The JSON answer.
-#[derive(Serialize)]
-struct Answer<'a> {
-    variant: &'a str,
-    fen: String,
-    counting: &'static str,
-    continued: u64,
-    #[serde(flatten)]
-    explorer: &'a Explorer,
 }
 
 /// A move's label in a line: `1. e3`, `1... e6`.
@@ -204,13 +195,7 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
     }
     match args.format {
         Format::Json => {
-            let a = Answer {
-                variant: variant.id(),
-                fen: pos.to_fen(),
-                counting: COUNTING,
-                continued,
-                explorer: &ex,
-            };
+            let a = kabir::db::ExploreAnswer::new(&pos, &ex);
             writeln!(out, "{}", serde_json::to_string_pretty(&a)?)?;
         }
         Format::Csv => {

@@ -33,6 +33,10 @@ pub enum Format {
 /// plies, termination, the start position and the moves in SAN separated by spaces (JSON
 /// also has every tag).
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("variant", |a| a.help(super::query::LINE_VARIANT).long_help(None)),
+    mut_arg("variant_file", |a| a.help(super::query::FILTER_VARIANT_FILE).long_help(None)),
+)]
 pub struct ExportArgs {
     #[command(flatten)]
     pub db: DbArgs,

@@ -1,6 +1,8 @@
 //! The command line: one module per subcommand, each a thin layer over the library.
 
 pub mod args;
+pub mod completions;
+pub mod diagnostic;
 pub mod diagram;
 pub mod explore;
 pub mod export;
@@ -8,8 +10,11 @@ pub mod generate;
 pub mod import;
 pub mod input;
 pub mod perft;
+pub mod progress;
 pub mod query;
 pub mod search;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod show;
 pub mod stats;
 pub mod validate;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use kabir::db::{Database, DbError, GameEnd, GameFilter, Special};
+use kabir::db::{Database, DbError, GameEnd, GameFilter, Special, names};
 use kabir::rules::{Color, Move, Position, Variant};
 use kabir::variants::Registry;
 
@@ -29,15 +29,15 @@ pub struct DbArgs {
 impl DbArgs {
     /// Opens the database read-only; a missing file is an error and is not created.
     pub fn open(&self) -> Result<Database> {
+        // The error names the file.
         Database::open(&self.db).map_err(|e| {
-            let hint = match e {
-                DbError::NotFound { .. } => " (make one with `kabir import --db PATH FILE...`)",
-                _ => "",
+            let e = match e {
+                DbError::NotFound { .. } => {
+                    anyhow::anyhow!("{e} (make one with `kabir import --db PATH FILE...`)")
+                }
+                e => anyhow::Error::new(e),
             };
-            anyhow::Error::new(e).context(format!(
-                "cannot open the database {}{hint}",
-                self.db.display()
-            ))
+            e.context("cannot open the database")
         })
     }
 }
@@ -49,6 +49,24 @@ pub fn empty_message(db: &DbArgs) -> String {
         db.db.display()
     )
 }
+
+/// `--variant` where it names the variant of a position (explore).
+pub const POSITION_VARIANT: &str = "The variant of the position (--fen, --moves or the start \
+     position): name or alias (see `kabir variants`); by default the database's only variant";
+/// `--variant-file` where it names the variant of a position (explore).
+pub const POSITION_VARIANT_FILE: &str = "A variant definition file (TOML) for a variant that \
+     is not built in: the variant of the position, as --variant";
+
+/// `--variant` where it keeps the games of a variant (stats).
+pub const FILTER_VARIANT: &str = "Only games of this variant: name or alias (see `kabir \
+     variants`); also the variant whose letters --promotion-to may use";
+/// `--variant` where it keeps the games of a variant and reads a position (search, export).
+pub const LINE_VARIANT: &str = "Only games of this variant: name or alias (see `kabir \
+     variants`); also the variant of --fen and --moves (by default the database's only \
+     variant) and whose letters --promotion-to may use";
+/// `--variant-file` where it keeps the games of a variant.
+pub const FILTER_VARIANT_FILE: &str = "A variant definition file (TOML) for a variant that is \
+     not built in: only games of it, as --variant, and stored games of it can be replayed";
 
 /// A colour, for `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -113,27 +131,16 @@ impl SpecialArg {
 }
 
 fn parse_result(s: &str) -> Result<String, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "1-0" | "white" => Ok("1-0".into()),
-        "0-1" | "black" => Ok("0-1".into()),
-        "1/2-1/2" | "draw" | "½-½" => Ok("1/2-1/2".into()),
-        "*" | "unfinished" => Ok("*".into()),
-        _ => Err("expected 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished)".into()),
-    }
+    names::parse_result(s)
+        .map(str::to_string)
+        .map_err(|e| e.to_string())
 }
 
+/// A date for `--from` and `--to`: `YYYY`, `YYYY.MM` or `YYYY.MM.DD` (`-` or `/` may stand
+/// for `.`), a real calendar date (Gregorian, leap years included), in the form the Date tag
+/// is compared in.
 fn parse_date(s: &str) -> Result<String, String> {
-    let d = s.replace(['-', '/'], ".");
-    let parts: Vec<&str> = d.split('.').collect();
-    let ok = matches!(parts.len(), 1..=3)
-        && parts[0].len() == 4
-        && parts[1..].iter().all(|p| p.len() == 2)
-        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
-    if ok {
-        Ok(d)
-    } else {
-        Err("expected YYYY, YYYY.MM or YYYY.MM.DD".into())
-    }
+    names::parse_date(s).map_err(|e| e.to_string())
 }
 
 /// Conditions on the games, shared by `search`, `stats` and `export`.
@@ -199,16 +206,10 @@ impl FilterArgs {
     /// The library's filter.
     pub fn filter(&self) -> Result<GameFilter> {
         let variant = self.variant()?;
-        let promotion_to = match (&self.promotion_to, &variant) {
-            (Some(p), Some(v)) => Some(
-                p.chars()
-                    .next()
-                    .filter(|_| p.chars().count() == 1)
-                    .and_then(|c| v.kind_by_letter(c.to_ascii_uppercase()))
-                    .map_or_else(|| p.clone(), |k| v.kind(k).id.clone()),
-            ),
-            (p, _) => p.clone(),
-        };
+        let promotion_to = self
+            .promotion_to
+            .as_deref()
+            .map(|p| names::promotion_kind(variant.as_deref(), p));
         Ok(GameFilter {
             player: self.player.clone(),
             color: self.color.map(|c| match c {
@@ -284,12 +285,16 @@ pub fn position_variant(db: &Database, variant: Option<Arc<Variant>>) -> Result<
     }
 }
 
-/// A table with a header row, drawn in the style of the other commands.
+/// A table with a header row, drawn in the style of the other commands. Text from the games
+/// is shown with its control characters escaped.
 pub fn table(header: &[&str], rows: Vec<Vec<String>>) -> tabled::Table {
     let mut b = tabled::builder::Builder::default();
     b.push_record(header.iter().map(|s| s.to_string()));
     for r in rows {
-        b.push_record(r);
+        b.push_record(
+            r.into_iter()
+                .map(|cell| kabir::render::printable(&cell).into_owned()),
+        );
     }
     let mut t = b.build();
     t.with(tabled::settings::Style::rounded());
@@ -304,4 +309,62 @@ pub fn pct(p: f64) -> String {
 /// An optional tag value for a table or CSV: empty when missing.
 pub fn text(v: &Option<String>) -> String {
     v.clone().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_real_calendar_dates() {
+        for ok in [
+            "2021",
+            "2021.03",
+            "2021-03-31",
+            "2020.02.29",
+            "2000/02/29",
+            "0850.12.31",
+        ] {
+            assert!(parse_date(ok).is_ok(), "{ok}");
+        }
+        assert_eq!(parse_date("2021-03-05").unwrap(), "2021.03.05");
+        for bad in [
+            "2021.13.45",
+            "2021.13",
+            "2021.00",
+            "2021.02.29",
+            "1900.02.29",
+            "2021.02.30",
+            "2021.04.31",
+            "2021.01.00",
+            "2021.1",
+            "21",
+            "2021.ab",
+        ] {
+            assert!(parse_date(bad).is_err(), "{bad}");
+        }
+        assert!(
+            parse_date("2021.13.45")
+                .unwrap_err()
+                .contains("no month 13")
+        );
+        assert!(
+            parse_date("2021.02.30")
+                .unwrap_err()
+                .contains("days 01 to 28")
+        );
+    }
+
+    /// The options' values are the names the library (and so `kabir serve`) reads.
+    #[test]
+    fn option_values_are_the_library_names() {
+        for a in EndArg::value_variants() {
+            let name = a.to_possible_value().unwrap();
+            assert_eq!(names::parse_termination(name.get_name()), Ok(a.end()));
+        }
+        for a in SpecialArg::value_variants() {
+            let name = a.to_possible_value().unwrap();
+            assert_eq!(names::parse_special(name.get_name()), Ok(a.special()));
+        }
+    }
 }

@@ -3,14 +3,24 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-use kabir::db::{GameId, StoredGame};
+use kabir::db::{GameAnswer, GameId, StoredGame};
 use kabir::render::{Charset, TextBoard};
 use kabir::rules::{Color, Position};
 
 use super::args::VariantArgs;
 use super::query::{DbArgs, empty_message, table};
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Tags, moves and the board as text.
+    Text,
+    /// One JSON object: tags, special moves, the moves with variations and comments, each
+    /// with its position, and the position at --ply (fields in docs/QUERIES.md).
+    Json,
+}
 
 /// Show a game: its tags, result and moves, and the board after a ply (the last one unless
 /// --ply is given), with the citadels.
@@ -33,8 +43,13 @@ pub struct ShowArgs {
     /// Also save the board as a picture (`.svg` or `.png`; see `kabir diagram`).
     #[arg(long, value_name = "FILE")]
     pub diagram: Option<std::path::PathBuf>,
-    #[command(flatten)]
-    pub variant: VariantArgs,
+    /// The definition file (TOML) of the game's variant, when it is not built in (a stored
+    /// game names its variant, so no --variant is needed).
+    #[arg(long, value_name = "PATH")]
+    pub variant_file: Option<std::path::PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// The numbered moves, with the move that led to the board at `ply` in brackets.
@@ -68,7 +83,11 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
         super::diagram::Format::of(path)?;
     }
     let db = args.db.open()?;
-    let registry = args.variant.registry()?;
+    let registry = VariantArgs {
+        variant: None,
+        variant_file: args.variant_file.clone(),
+    }
+    .registry()?;
     let Some(game) = db.game(args.game)? else {
         let why = if db.is_empty()? {
             empty_message(&args.db)
@@ -78,7 +97,14 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
         eprintln!("kabir show: no game {} ({why})", args.game);
         return Ok(false);
     };
-    show(&game, args, &registry, out)?;
+    match args.format {
+        Format::Text => show(&game, args, &registry, out)?,
+        Format::Json => {
+            let answer = GameAnswer::new(&game, &registry, args.ply)?;
+            writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
+            save_diagram(&game, args, &registry)?;
+        }
+    }
     Ok(true)
 }
 
@@ -102,7 +128,12 @@ fn show(
     let start = game.position_at(registry, 0).with_context(unknown)?;
     let pos = game.position_at(registry, ply).with_context(unknown)?;
     let sans = game.san_moves(registry).with_context(unknown)?;
-    writeln!(out, "game {} ({})", game.id, pos.variant().name())?;
+    writeln!(
+        out,
+        "game {} ({})",
+        game.id,
+        kabir::render::printable(pos.variant().name())
+    )?;
     let rows = game
         .tags
         .iter()
@@ -173,7 +204,17 @@ fn show(
     };
     write!(out, "{}", board.render(&pos))?;
     writeln!(out, "position: {}", pos.to_fen())?;
+    save_diagram(game, args, registry)
+}
+
+/// Saves the board at the ply shown, when --diagram asks for it.
+fn save_diagram(
+    game: &StoredGame,
+    args: &ShowArgs,
+    registry: &kabir::variants::Registry,
+) -> Result<()> {
     if let Some(path) = &args.diagram {
+        let ply = args.ply.unwrap_or(game.moves.len());
         let scene = super::diagram::stored_game_scene(game, registry, ply)?;
         let svg = super::diagram::draw(&scene, &[], None, args.flip)?;
         super::diagram::save_picture(&svg, path, 1.0)?;

@@ -46,6 +46,10 @@ impl ByArg {
 /// results by colour, game lengths, how the games ended, special moves, the most common
 /// openings and, with --player, the players' scores by colour and variant.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("variant", |a| a.help(super::query::FILTER_VARIANT).long_help(None)),
+    mut_arg("variant_file", |a| a.help(super::query::FILTER_VARIANT_FILE).long_help(None)),
+)]
 pub struct StatsArgs {
     #[command(flatten)]
     pub db: DbArgs,
@@ -199,7 +203,7 @@ fn write_table(r: &Report, out: &mut dyn Write) -> Result<()> {
     if !r.openings.is_empty() {
         writeln!(
             out,
-            "most common openings (first {} plies)",
+            "most common openings (first {} plies; share of the variant's games from its standard start)",
             r.opening_plies
         )?;
         let mut header = vec!["opening", "variant"];

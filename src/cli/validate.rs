@@ -8,19 +8,25 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use tabled::settings::{Style, Width};
+use tabled::settings::Style;
 
 use kabir::notation::game::RawGame;
 use kabir::notation::tags;
+use kabir::render::printable;
 use kabir::replay::{Problem, Replay};
 use kabir::rules::Status;
 
 use super::args::VariantArgs;
-use super::input::{replay_file, replay_file_with};
+use super::diagnostic::{ColorArgs, Palette, write_game};
+use super::input::{Replaying, replay_file, replay_file_with};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// One block per problem in the compiler form (`FILE:LINE:COL: error[kind]: ...`, the
+    /// source line with a caret under the move, the position and the legal moves close to
+    /// it), then a summary table.
+    Human,
     /// A table per problem, then a summary.
     Table,
     /// JSON Lines: one object per game (schema in docs/VALIDATE.md), then a summary object.
@@ -36,15 +42,25 @@ pub enum Format {
 /// I/O error. Warnings (check marks, non-canonical SAN, move numbers) do not make a game
 /// invalid.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("variant", |a| a.help(super::args::GAMES_VARIANT).long_help(None)),
+    mut_arg("variant_file", |a| a.help(super::args::GAMES_VARIANT_FILE).long_help(None)),
+)]
 pub struct ValidateArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    #[command(flatten)]
+    pub color: ColorArgs,
     /// Print only the summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Warn about every move written in coordinate form (long algebraic or UCI), instead of
+    /// once for a game written entirely so.
+    #[arg(long)]
+    pub strict: bool,
     /// Write the valid games, in canonical notation, to this file.
     #[arg(long, value_name = "OUT")]
     pub fix: Option<PathBuf>,
@@ -72,6 +88,9 @@ struct GameReport<'a> {
     /// The state of the final position of the main line.
     #[serde(rename = "final")]
     final_state: Option<Status>,
+    /// The ply after which the game was over by the rules: `plies`, or fewer when moves were
+    /// played on past a draw.
+    end_ply: Option<u32>,
     valid: bool,
     errors: Vec<&'a Problem>,
     warnings: Vec<&'a Problem>,
@@ -143,6 +162,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
         ])?;
         w.flush()?;
     }
+    let palette = Palette::new(args.color.enabled(&std::io::stdout()));
     let mut summary = Summary::default();
     // With only the summary to print, each game is reduced to its counts on the worker thread
     // that replayed it.
@@ -158,13 +178,18 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                     .collect();
                 (r.is_valid(), problems)
             };
-            replay_file_with(path, &registry, false, work, |_, (valid, problems)| {
+            let how = Replaying {
+                hashes: false,
+                strict: args.strict,
+                bytes: None,
+            };
+            replay_file_with(path, &registry, how, work, |_, (valid, problems)| {
                 summary.count(valid, problems);
                 Ok(())
             })?;
             continue;
         }
-        replay_file(path, &registry, |raw, r| {
+        replay_file(path, &registry, args.strict, |raw, r| {
             let valid = r.is_valid();
             summary.count(valid, r.problems.iter().map(|p| (p.kind.as_str(), p.error)));
             if valid {
@@ -187,6 +212,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                 return Ok(());
             }
             match args.format {
+                Format::Human => write_game(out, path, raw, r, palette)?,
                 Format::Table => write_tables(out, path, raw, r)?,
                 Format::Json => {
                     serde_json::to_writer(&mut *out, &game_report(path, raw, r))?;
@@ -230,7 +256,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
         }
         // The CSV stays one table; the summary goes to standard error.
         Format::Csv => write_summary(&mut std::io::stderr(), &summary)?,
-        Format::Table => write_summary(out, &summary)?,
+        Format::Human | Format::Table => write_summary(out, &summary)?,
     }
     Ok(summary.invalid == 0)
 }
@@ -249,12 +275,19 @@ fn game_report<'a>(path: &'a str, raw: &RawGame, r: &'a Replay) -> GameReport<'a
             .map(|x| x.as_str().to_string())
             .or_else(|| raw.tag(tags::RESULT).map(|s| s.into_owned())),
         final_state: r.status(),
+        end_ply: r.end_ply(),
         valid: r.is_valid(),
         errors: r.errors().collect(),
         warnings: r.warnings().collect(),
     }
 }
 
+/// The widest a value of `--format table` is drawn before it is wrapped at a space.
+const VALUE_WIDTH: usize = 80;
+
+/// Each problem of a game as a table of labelled values. Values are wrapped at spaces only and
+/// never cut, and a position string stays whole on its line, however long: the labels keep
+/// their column.
 pub fn write_tables(out: &mut dyn Write, path: &str, raw: &RawGame, r: &Replay) -> Result<()> {
     if r.problems.is_empty() {
         return Ok(());
@@ -291,15 +324,38 @@ pub fn write_tables(out: &mut dyn Write, path: &str, raw: &RawGame, r: &Replay) 
         }
         let mut table = tabled::builder::Builder::default();
         for (k, v) in rows {
+            // A position string is copied whole: split at its spaces it would not read back.
+            let v = match k {
+                "position" => printable(&v).into_owned(),
+                _ => wrap_words(&printable(&v), VALUE_WIDTH),
+            };
             table.push_record([k.to_string(), v]);
         }
         let mut table = table.build();
-        table
-            .with(Style::rounded())
-            .with(Width::wrap(100).keep_words(true));
+        table.with(Style::rounded());
         writeln!(out, "{table}")?;
     }
     Ok(())
+}
+
+/// `text` broken into lines of at most `width` characters at spaces; a word longer than that
+/// keeps a line of its own, whole.
+fn wrap_words(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut line = 0;
+    for word in text.split(' ') {
+        let n = word.chars().count();
+        if line > 0 && line + 1 + n > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += n;
+    }
+    out
 }
 
 fn write_summary(out: &mut dyn Write, s: &Summary) -> Result<()> {

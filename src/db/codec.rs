@@ -279,7 +279,6 @@ pub fn to_sql(h: u64) -> i64 {
 }
 
 /// An SQLite INTEGER back to the u64 hash.
-#[cfg(test)]
 #[inline]
 pub fn from_sql(h: i64) -> u64 {
     h as u64

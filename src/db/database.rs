@@ -6,7 +6,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 use super::error::DbError;
-use super::schema::{self, APPLICATION_ID, VERSION};
+use super::schema::{self, APPLICATION_ID, READABLE_FROM, Step, VERSION};
 
 /// How long a writer waits for another writer's transaction before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -73,9 +73,10 @@ impl Database {
     fn connect(path: &Path, mode: OpenFlags) -> Result<Database, DbError> {
         let flags = mode | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
         let conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| DbError::from_sqlite(path, e, 0))?;
+            .map_err(|e| DbError::from_sqlite(path, e, 0, 0))?;
         // `rarray(?)` binds a list of game ids as one parameter (see `GameFilter::games`).
-        rusqlite::vtab::array::load_module(&conn).map_err(|e| DbError::from_sqlite(path, e, 0))?;
+        rusqlite::vtab::array::load_module(&conn)
+            .map_err(|e| DbError::from_sqlite(path, e, 0, 0))?;
         let mut db = Database {
             conn,
             path: path.to_path_buf(),
@@ -88,8 +89,8 @@ impl Database {
 
     /// Opens an existing database for queries only. Never creates or changes a file, except to
     /// finish SQLite's recovery after a crash in the middle of a commit (see
-    /// `docs/DATABASE.md`, "Journal"); refuses a database whose schema is older or newer than
-    /// this code's.
+    /// `docs/DATABASE.md`, "Journal"); refuses a database whose schema is newer than this
+    /// code's, or too old for its queries to read without a migration.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
         let path = path.as_ref();
         if check_not_directory(path)?.is_none() {
@@ -122,7 +123,7 @@ impl Database {
             });
         }
         db.check_version(version)?;
-        if version < VERSION {
+        if version < READABLE_FROM {
             return Err(DbError::OlderSchema {
                 path: path.to_path_buf(),
                 found: version,
@@ -235,8 +236,17 @@ impl Database {
         &self.conn
     }
 
+    /// The error for an SQLite error that this connection's last call returned.
     pub(crate) fn err(&self, e: rusqlite::Error) -> DbError {
-        DbError::from_sqlite(&self.path, e, self.busy_ms)
+        DbError::from_sqlite(&self.path, e, self.busy_ms, self.os_error())
+    }
+
+    /// The operating system's error number behind the connection's last I/O error (0 if
+    /// none): what tells a full disk from a file-size limit or a read-only directory.
+    fn os_error(&self) -> i32 {
+        // SAFETY: the handle is this open connection's, used on the thread that owns it;
+        // `sqlite3_system_errno` only reads a number that the connection keeps.
+        unsafe { rusqlite::ffi::sqlite3_system_errno(self.conn.handle()) }
     }
 
     fn header(&self) -> Result<(i32, u32), DbError> {
@@ -307,32 +317,41 @@ impl Database {
 
     /// Brings the schema to [`VERSION`], in one transaction; safe when two processes race.
     fn migrate(&mut self) -> Result<(), DbError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))?;
-        let version: i64 = tx
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))?;
-        let version = u32::try_from(version).unwrap_or(u32::MAX);
-        if version > VERSION {
-            return Err(DbError::NewerSchema {
+        match migrate(&mut self.conn) {
+            Ok(None) => Ok(()),
+            Ok(Some(found)) => Err(DbError::NewerSchema {
                 path: self.path.clone(),
-                found: version,
+                found,
                 known: VERSION,
-            });
+            }),
+            // The transaction is over (rolled back): nothing of the migration is left.
+            Err(e) => Err(self.err(e)),
         }
-        if version == VERSION {
-            return Ok(());
-        }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
-            tx.execute_batch(sql)
-                .and_then(|_| tx.pragma_update(None, "user_version", i as i64 + 1))
-                .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))?;
-        }
-        tx.pragma_update(None, "application_id", APPLICATION_ID)
-            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))?;
-        tx.commit()
-            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms))
     }
+}
+
+/// Runs the migrations the file lacks, in one `BEGIN IMMEDIATE` transaction, re-reading the
+/// version inside it. Returns the version found if it is newer than this code's.
+fn migrate(conn: &mut Connection) -> rusqlite::Result<Option<u32>> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let version = u32::try_from(version).unwrap_or(u32::MAX);
+    if version > VERSION {
+        return Ok(Some(version));
+    }
+    if version == VERSION {
+        return Ok(None);
+    }
+    for (i, steps) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+        for step in steps.iter() {
+            match step {
+                Step::Sql(sql) => tx.execute_batch(sql)?,
+                Step::Run(run) => run(&tx)?,
+            }
+        }
+        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+    }
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.commit()?;
+    Ok(None)
 }

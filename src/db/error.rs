@@ -11,6 +11,21 @@ pub enum DbError {
     IsDirectory { path: PathBuf },
     #[error("{}: the file is read-only; cannot write to the database", path.display())]
     ReadOnly { path: PathBuf },
+    #[error(
+        "{}: cannot write to the database: its directory {} is not writable, and SQLite \
+         needs to create its journal (the file's name with -journal, or -wal and -shm) \
+         beside the database file",
+        path.display(),
+        directory.display()
+    )]
+    ReadOnlyDirectory { path: PathBuf, directory: PathBuf },
+    #[error("{}: database or disk is full", path.display())]
+    DiskFull { path: PathBuf },
+    #[error(
+        "{}: file too large: the file-size limit of this process (`ulimit -f`) was reached",
+        path.display()
+    )]
+    FileTooLarge { path: PathBuf },
     #[error("{}: not a kabir game database (the file is not SQLite, or is damaged)", path.display())]
     NotADatabase { path: PathBuf },
     #[error("{}: an SQLite database of another program, not a kabir game database", path.display())]
@@ -26,7 +41,8 @@ pub enum DbError {
         known: u32,
     },
     #[error(
-        "{}: schema version {found} is older than {known}; open it for writing once to migrate it",
+        "{}: schema version {found} is too old to read (this program writes version {known}); \
+         open it for writing once, as `kabir import` does, to migrate it",
         path.display()
     )]
     OlderSchema {
@@ -52,40 +68,179 @@ pub enum DbError {
     OpenedReadOnly,
     #[error("the database holds more games than game ids allow")]
     TooManyGames,
-    #[error("{}: {source}", path.display())]
+    /// Any other SQLite error. Its message is part of this error's own (`source` is not
+    /// set, so that a printed chain of causes says it once).
+    #[error("{}: {}", path.display(), sqlite_message(error, *os_error))]
     Sqlite {
         path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
+        error: rusqlite::Error,
+        /// The operating system's error number behind an I/O error, when SQLite has one.
+        os_error: Option<i32>,
     },
+}
+
+/// An SQLite error's own words: the message SQLite gave, or the description of its code,
+/// with the operating system's error when there is one (without rusqlite's "Error code N"
+/// wrapping, which repeats the code's description).
+fn sqlite_message(e: &rusqlite::Error, os_error: Option<i32>) -> String {
+    let text = match e {
+        rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
+        rusqlite::Error::SqliteFailure(f, None) => {
+            rusqlite::ffi::code_to_str(f.extended_code).to_string()
+        }
+        other => other.to_string(),
+    };
+    match os_error {
+        Some(n) if n != 0 => format!("{text} ({})", std::io::Error::from_raw_os_error(n)),
+        _ => text,
+    }
 }
 
 impl DbError {
     /// Turns an SQLite error into the most specific error for the file at `path`.
+    /// `os_error` is the operating system's error number behind it (SQLite's
+    /// `sqlite3_system_errno`), if known; 0 is none.
     pub(crate) fn from_sqlite(
         path: &std::path::Path,
         source: rusqlite::Error,
         busy_ms: u64,
+        os_error: i32,
     ) -> DbError {
-        use rusqlite::ErrorCode;
+        use rusqlite::{ErrorCode, ffi};
         let path = path.to_path_buf();
-        if let rusqlite::Error::SqliteFailure(f, _) = &source
-            && f.extended_code == rusqlite::ffi::SQLITE_READONLY_ROLLBACK
-        {
+        let extended = match &source {
+            rusqlite::Error::SqliteFailure(f, _) => f.extended_code,
+            _ => 0,
+        };
+        if extended == ffi::SQLITE_READONLY_ROLLBACK {
             return DbError::Interrupted { path };
         }
-        match source.sqlite_error_code() {
+        let code = source.sqlite_error_code();
+        // An I/O error (or a file SQLite could not open or create: the journal beside an
+        // open database) says its cause through the operating system's error number.
+        let os_kind = (os_error != 0).then(|| std::io::Error::from_raw_os_error(os_error).kind());
+        if matches!(
+            code,
+            Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen)
+        ) {
+            use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+            match os_kind {
+                Some(FileTooLarge) => return DbError::FileTooLarge { path },
+                Some(StorageFull | QuotaExceeded) => return DbError::DiskFull { path },
+                _ => {}
+            }
+        }
+        let directory_not_writable = || {
+            let directory = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            DbError::ReadOnlyDirectory {
+                path: path.clone(),
+                directory,
+            }
+        };
+        if extended == ffi::SQLITE_READONLY_DIRECTORY
+            || (code == Some(ErrorCode::CannotOpen)
+                && matches!(
+                    os_kind,
+                    Some(
+                        std::io::ErrorKind::PermissionDenied
+                            | std::io::ErrorKind::ReadOnlyFilesystem
+                    )
+                ))
+        {
+            return directory_not_writable();
+        }
+        match code {
             Some(ErrorCode::NotADatabase) => DbError::NotADatabase { path },
             Some(ErrorCode::DatabaseCorrupt) => DbError::Corrupt {
                 path,
-                detail: source.to_string(),
+                detail: sqlite_message(&source, None),
             },
             Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => DbError::Busy {
                 path,
                 waited_ms: busy_ms,
             },
             Some(ErrorCode::ReadOnly) => DbError::ReadOnly { path },
-            _ => DbError::Sqlite { path, source },
+            Some(ErrorCode::DiskFull) => DbError::DiskFull { path },
+            Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen) => DbError::Sqlite {
+                path,
+                error: source,
+                os_error: (os_error != 0).then_some(os_error),
+            },
+            _ => DbError::Sqlite {
+                path,
+                error: source,
+                os_error: None,
+            },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use rusqlite::ffi;
+
+    use super::*;
+
+    fn failure(code: i32, message: Option<&str>) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(ffi::Error::new(code), message.map(str::to_string))
+    }
+
+    /// An error of `code` with the system's error `errno`.
+    fn classify(code: i32, errno: i32) -> DbError {
+        DbError::from_sqlite(Path::new("d/g.db"), failure(code, None), 0, errno)
+    }
+
+    /// Linux's numbers (EFBIG, ENOSPC, EACCES, EIO).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn io_errors_say_their_cause() {
+        let e = classify(ffi::SQLITE_IOERR_WRITE, 27);
+        assert!(matches!(e, DbError::FileTooLarge { .. }), "{e}");
+        assert!(e.to_string().contains("file too large"), "{e}");
+        let e = classify(ffi::SQLITE_IOERR_WRITE, 28);
+        assert!(matches!(e, DbError::DiskFull { .. }), "{e}");
+        let e = classify(ffi::SQLITE_CANTOPEN, 13);
+        assert!(
+            matches!(&e, DbError::ReadOnlyDirectory { directory, .. } if directory == Path::new("d")),
+            "{e}"
+        );
+        // Another I/O error keeps the system's words.
+        let e = classify(ffi::SQLITE_IOERR_FSYNC, 5);
+        assert!(matches!(e, DbError::Sqlite { .. }), "{e}");
+        assert!(e.to_string().contains("disk I/O error ("), "{e}");
+    }
+
+    #[test]
+    fn sqlite_codes_become_their_errors() {
+        let path = Path::new("g.db");
+        let e = DbError::from_sqlite(path, failure(ffi::SQLITE_FULL, None), 0, 0);
+        assert_eq!(e.to_string(), "g.db: database or disk is full");
+        let e = DbError::from_sqlite(path, failure(ffi::SQLITE_READONLY_DIRECTORY, None), 0, 0);
+        assert!(
+            matches!(&e, DbError::ReadOnlyDirectory { directory, .. } if directory == Path::new(".")),
+            "{e}"
+        );
+        let e = DbError::from_sqlite(path, failure(ffi::SQLITE_READONLY, None), 0, 0);
+        assert!(matches!(e, DbError::ReadOnly { .. }), "{e}");
+    }
+
+    /// SQLite's message is said once, without rusqlite's wrapping of the code.
+    #[test]
+    fn an_sqlite_message_is_not_repeated() {
+        let e = DbError::from_sqlite(
+            Path::new("g.db"),
+            failure(ffi::SQLITE_ERROR, Some("no such table: x")),
+            0,
+            0,
+        );
+        assert_eq!(e.to_string(), "g.db: no such table: x");
+        assert!(std::error::Error::source(&e).is_none());
+        let e = DbError::from_sqlite(Path::new("g.db"), failure(ffi::SQLITE_IOERR, None), 0, 0);
+        assert_eq!(e.to_string(), "g.db: disk I/O error");
     }
 }

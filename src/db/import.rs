@@ -12,6 +12,7 @@ use super::codec::{GameFields, move_at, to_sql};
 use super::database::Database;
 use super::error::DbError;
 use super::index::{self, SegmentWriter};
+use super::query::GameId;
 use super::record::{self, Derived, GameRecord, RecordError};
 use super::schema::{BUCKET_BITS, bucket};
 
@@ -22,14 +23,39 @@ pub struct Rejected {
     pub error: RecordError,
 }
 
+/// A record that was not stored because the database holds the same game, by its place in
+/// the batch, with the stored game it matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Duplicate {
+    pub index: usize,
+    /// The game stored before (by an earlier import or earlier in the batch) that the record
+    /// repeats.
+    pub of: GameId,
+}
+
+/// When an imported game counts as one the database already holds, and is not stored again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum DuplicateRule {
+    /// The same game record: variant, start position, moves, result and the Seven Tag
+    /// Roster values (Event, Site, Date, Round, White, Black; an absent one counts as
+    /// unknown, `?`) all equal. Comments, annotations and other tags do not count.
+    #[default]
+    Record,
+    /// The same moves: variant, start position and moves equal, whoever played them and
+    /// whatever the tags and result say.
+    Moves,
+}
+
 /// What one batch did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BatchStats {
     /// Games stored.
     pub imported: u64,
-    /// Games already in the database or earlier in the batch (same variant, start position
-    /// and moves), not stored again.
+    /// Games already in the database or earlier in the batch (by the importer's
+    /// [`DuplicateRule`]), not stored again.
     pub duplicates: u64,
+    /// Each duplicate, with the game it matched, in batch order.
+    pub duplicate_of: Vec<Duplicate>,
     /// Records refused as malformed.
     pub rejected: Vec<Rejected>,
     /// Index entries written (one per position of each stored game).
@@ -37,7 +63,8 @@ pub struct BatchStats {
 }
 
 impl BatchStats {
-    /// Adds another batch's counts to these (rejections are not kept).
+    /// Adds another batch's counts to these (rejections and duplicates are counted, not
+    /// kept).
     pub fn add(&mut self, other: &BatchStats) {
         self.imported += other.imported;
         self.duplicates += other.duplicates;
@@ -162,6 +189,7 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
 pub struct Importer<'db> {
     db: &'db mut Database,
     merge_tiers: bool,
+    rule: DuplicateRule,
 }
 
 impl Database {
@@ -173,6 +201,7 @@ impl Database {
         Ok(Importer {
             db: self,
             merge_tiers: true,
+            rule: DuplicateRule::default(),
         })
     }
 
@@ -203,6 +232,13 @@ impl Importer<'_> {
     /// each batch leaves its own segment until [`Database::compact`].
     pub fn set_merge_tiers(&mut self, on: bool) {
         self.merge_tiers = on;
+    }
+
+    /// Which games count as duplicates ([`DuplicateRule::Record`] by default). The rule
+    /// applies to the games being imported, against every game stored, whichever rule
+    /// stored them; stored games are never changed.
+    pub fn set_duplicate_rule(&mut self, rule: DuplicateRule) {
+        self.rule = rule;
     }
 
     /// Derives and stores one batch, in one transaction.
@@ -306,24 +342,26 @@ impl Importer<'_> {
     /// Stores a derived batch: duplicates found, games inserted, one index segment per variant.
     fn write(&mut self, prepared: Prepared) -> Result<BatchStats, DbError> {
         let db = &mut *self.db;
-        let path = db.path.clone();
-        let busy = db.busy_ms;
-        let err = |e: rusqlite::Error| DbError::from_sqlite(&path, e, busy);
-        let tx = db
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
-        let stats = write_batch(&tx, &prepared).map_err(|e| match e {
-            WriteError::Sql(e) => err(e),
+        let rule = self.rule;
+        let written = (|| {
+            let tx = db
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let stats = write_batch(&tx, &prepared, rule)?;
+            tx.commit()?;
+            Ok(stats)
+        })();
+        // The transaction is over (rolled back on an error) before the error is read.
+        let (stats, grown) = written.map_err(|e| match e {
+            WriteError::Sql(e) => db.err(e),
             WriteError::TooManyGames => DbError::TooManyGames,
         })?;
-        tx.commit().map_err(err)?;
         if self.merge_tiers {
-            for v in &stats.1 {
-                index::merge_tiers(&mut db.conn, *v).map_err(err)?;
+            for v in &grown {
+                index::merge_tiers(&mut db.conn, *v).map_err(|e| db.err(e))?;
             }
         }
-        Ok(stats.0)
+        Ok(stats)
     }
 }
 
@@ -346,51 +384,96 @@ fn variant_id(tx: &Transaction<'_>, name: &str) -> rusqlite::Result<i64> {
         .query_row(params![name], |r| r.get(0))
 }
 
-/// Whether the database already holds a game with this content.
-fn stored(tx: &Transaction<'_>, variant: i64, d: &Derived) -> rusqlite::Result<bool> {
-    let mut stmt =
-        tx.prepare_cached("SELECT start_fen, moves FROM game WHERE content = ?1 AND variant = ?2")?;
-    let mut rows = stmt.query(params![to_sql(d.content), variant])?;
+/// The stored game that `d` repeats under `rule`, if any (the first stored, when several
+/// are). Keys are hashes: the fields are compared too.
+fn stored(
+    tx: &Transaction<'_>,
+    variant: i64,
+    d: &Derived,
+    rule: DuplicateRule,
+) -> rusqlite::Result<Option<GameId>> {
+    let mut stmt;
+    // No ORDER BY: the first is found among the few rows with the key (SQLite would sort
+    // them in a temporary B-tree, on every game).
+    let mut rows = match rule {
+        DuplicateRule::Record => {
+            stmt = tx.prepare_cached(
+                "SELECT id, start_fen, moves, result, event, site, date, round, white, black
+                 FROM game WHERE content = ?1 AND record = ?2 AND variant = ?3",
+            )?;
+            stmt.query(params![to_sql(d.content), to_sql(d.record), variant])?
+        }
+        DuplicateRule::Moves => {
+            stmt = tx.prepare_cached(
+                "SELECT id, start_fen, moves FROM game WHERE content = ?1 AND variant = ?2",
+            )?;
+            stmt.query(params![to_sql(d.content), variant])?
+        }
+    };
+    let mut first: Option<GameId> = None;
     while let Some(row) = rows.next()? {
-        let fen = row.get_ref(0)?.as_str()?;
-        let moves = row.get_ref(1)?.as_blob()?;
-        if fen == d.start_fen && moves == d.moves_blob.as_slice() {
-            return Ok(true);
+        let fen = row.get_ref(1)?.as_str()?;
+        let moves = row.get_ref(2)?.as_blob()?;
+        if fen != d.start_fen || moves != d.moves_blob.as_slice() {
+            continue;
+        }
+        if rule == DuplicateRule::Record {
+            let text = |i| row.get_ref(i).and_then(|v| Ok(v.as_str_or_null()?));
+            let roster = [text(4)?, text(5)?, text(6)?, text(7)?, text(8)?, text(9)?];
+            let result = row.get_ref(3)?.as_str()?;
+            if !record::same_record_fields(result, roster, d.result.as_str(), d.roster_values()) {
+                continue;
+            }
+        }
+        if let Ok(id) = u32::try_from(row.get::<_, i64>(0)?) {
+            first = Some(first.map_or(id, |f| f.min(id)));
         }
     }
-    Ok(false)
+    Ok(first)
 }
 
-fn tag<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    tags.iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
+/// Whether two derived games of one variant are duplicates under `rule`.
+fn same_game(a: &Derived, b: &Derived, rule: DuplicateRule) -> bool {
+    a.start_fen == b.start_fen
+        && a.moves_blob == b.moves_blob
+        && match rule {
+            DuplicateRule::Moves => true,
+            DuplicateRule::Record => record::same_record_fields(
+                a.result.as_str(),
+                a.roster_values(),
+                b.result.as_str(),
+                b.roster_values(),
+            ),
+        }
 }
 
 fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, WriteError> {
     let s = &d.special;
+    // In `record::ROSTER` order: event, site, date, round, white, black.
+    let roster = d.roster_values();
     tx.prepare_cached(
-        "INSERT INTO game (variant, content, start_fen, standard_start, moves, plies, result,
-             termination, white, black, event, site, date, round, swaps, lifts, relocations,
-             promotions, arrivals, adventitious_kings, citadel_entries)
+        "INSERT INTO game (variant, content, record, start_fen, standard_start, moves, plies,
+             result, termination, event, site, date, round, white, black, swaps, lifts,
+             relocations, promotions, arrivals, adventitious_kings, citadel_entries)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-             ?19, ?20, ?21)",
+             ?19, ?20, ?21, ?22)",
     )?
     .execute(params![
         variant,
         to_sql(d.content),
+        to_sql(d.record),
         d.start_fen,
         d.standard_start,
         d.moves_blob,
         d.plies,
         d.result.as_str(),
         d.end.as_str(),
-        tag(&d.tags, "White"),
-        tag(&d.tags, "Black"),
-        tag(&d.tags, "Event"),
-        tag(&d.tags, "Site"),
-        tag(&d.tags, "Date"),
-        tag(&d.tags, "Round"),
+        roster[0],
+        roster[1],
+        roster[2],
+        roster[3],
+        roster[4],
+        roster[5],
         s.swaps as i64,
         s.lifts as i64,
         s.relocations as i64,
@@ -416,6 +499,7 @@ fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, W
 fn write_batch(
     tx: &Transaction<'_>,
     prepared: &Prepared,
+    rule: DuplicateRule,
 ) -> Result<(BatchStats, Vec<i64>), WriteError> {
     let mut stats = BatchStats::default();
     let variant_ids: Vec<i64> = prepared
@@ -447,13 +531,21 @@ fn write_batch(
             }
         };
         let v = variant_of(d);
-        let earlier = seen.entry((v, d.content)).or_default();
-        let in_batch = earlier.iter().any(|&j| {
-            matches!(&prepared.games[j], Ok(o) if o.start_fen == d.start_fen
-                && o.moves_blob == d.moves_blob)
+        let key = match rule {
+            DuplicateRule::Record => d.record,
+            DuplicateRule::Moves => d.content,
+        };
+        let earlier = seen.entry((v, key)).or_default();
+        let in_batch = earlier.iter().find_map(|&j| match &prepared.games[j] {
+            Ok(o) if same_game(o, d, rule) => ids[j],
+            _ => None,
         });
-        if in_batch || stored(tx, v, d)? {
+        if let Some(of) = match in_batch {
+            Some(of) => Some(of),
+            None => stored(tx, v, d, rule)?,
+        } {
             stats.duplicates += 1;
+            stats.duplicate_of.push(Duplicate { index: i, of });
             continue;
         }
         earlier.push(i);

@@ -6,21 +6,27 @@
 //! schema, the position index and why a hash collision never gives a wrong answer are
 //! described in `docs/DATABASE.md`.
 
+mod answer;
 mod codec;
 mod database;
 mod error;
 mod import;
 mod index;
+pub mod names;
 mod query;
 mod record;
 mod report;
 mod schema;
 mod search;
 
+pub use answer::{
+    EXPLORER_COUNTING, ExploreAnswer, GameAnswer, GameAnswerError, GameRow, LineAnswer, MoveAnswer,
+    SearchAnswer, SpecialSummary, move_specials,
+};
 pub use codec::GameResult;
 pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use error::DbError;
-pub use import::{BatchStats, Importer, Rejected};
+pub use import::{BatchStats, Duplicate, DuplicateRule, Importer, Rejected};
 pub use query::{
     Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,
     StoredGame, VariantStats,
@@ -30,5 +36,7 @@ pub use report::{
     EndCount, Group, GroupBy, LengthBucket, Lengths, PlayerStats, Report, ReportQuery, Score,
     SpecialCount, percent,
 };
-pub use schema::{APPLICATION_ID, BUCKET_BITS, VERSION as SCHEMA_VERSION};
+pub use schema::{
+    APPLICATION_ID, BUCKET_BITS, READABLE_FROM as SCHEMA_READABLE_FROM, VERSION as SCHEMA_VERSION,
+};
 pub use search::{GameQuery, SearchHit, SearchPage, SortKey};

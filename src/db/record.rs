@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::notation::game::RawGame;
+use crate::notation::tags;
 use crate::replay::Replay;
 use crate::rules::{Game, Move, MoveKind, Position, Status, Termination, Variant};
 
@@ -185,8 +186,14 @@ pub(crate) struct Derived {
     pub start_fen: String,
     pub standard_start: bool,
     pub moves_blob: Vec<u8>,
-    /// The hash of (variant id, start position string, moves): duplicates share it.
+    /// The hash of (variant id, start position string, moves): games with the same moves
+    /// share it (the move key).
     pub content: u64,
+    /// The hash of the content, the result and the roster tags (the record key; see
+    /// [`record_hash`]): the same game record shares it.
+    pub record: u64,
+    /// Where each of the [`ROSTER`] tags is in `tags`, if there.
+    pub roster: [Option<usize>; 6],
     pub result: GameResult,
     pub end: GameEnd,
     pub plies: u16,
@@ -325,12 +332,20 @@ pub(crate) fn derive(
         .collect();
     let moves_blob = codec::encode_moves(&moves);
     let content = content_hash(variant.id(), &start_fen, &moves_blob);
+    let roster = ROSTER.map(|name| tags.iter().position(|(k, _)| k.eq_ignore_ascii_case(name)));
+    let record = record_hash(
+        content,
+        result.as_str(),
+        roster.map(|i| i.and_then(|i| tags.get(i)).map(|(_, v)| v.as_str())),
+    );
     Ok(Derived {
         variant,
         start_fen,
         standard_start,
         moves_blob,
         content,
+        record,
+        roster,
         result,
         end,
         plies,
@@ -356,13 +371,71 @@ fn play_through(mut pos: Position, moves: &[Move]) -> Result<(Vec<u64>, Status),
     Ok((hashes, pos.status()))
 }
 
-/// The duplicate-detection hash: variant id, start position string and moves (not the tags).
+impl Derived {
+    /// The values of the [`ROSTER`] tags, as stored in their `game` columns.
+    pub fn roster_values(&self) -> [Option<&str>; 6] {
+        self.roster
+            .map(|i| i.and_then(|i| self.tags.get(i)).map(|(_, v)| v.as_str()))
+    }
+}
+
+/// The move key: a stable hash of the variant id, the start position string and the moves
+/// (nothing else). Stored in `game.content`.
 pub(crate) fn content_hash(variant: &str, start_fen: &str, moves_blob: &[u8]) -> u64 {
     let mut h = ContentHasher::default();
     h.field(variant.as_bytes());
     h.field(start_fen.as_bytes());
     h.field(moves_blob);
     h.finish()
+}
+
+/// The Seven Tag Roster's tags other than `Result` (which the record has as its result), in
+/// the order of the `game` columns that store them (`event`, `site`, `date`, `round`,
+/// `white`, `black`).
+pub(crate) const ROSTER: [&str; 6] = [
+    tags::EVENT,
+    tags::SITE,
+    tags::DATE,
+    tags::ROUND,
+    tags::WHITE,
+    tags::BLACK,
+];
+
+/// A roster tag's value for comparing records: an absent tag counts as the value that stands
+/// for "unknown" (`?`, or `????.??.??` for the date), which is what the tag says when a game
+/// is written out and read back.
+pub(crate) fn roster_value(i: usize, value: Option<&str>) -> &str {
+    match value {
+        Some(v) => v,
+        None if ROSTER.get(i) == Some(&tags::DATE) => "????.??.??",
+        None => "?",
+    }
+}
+
+/// The record key: a stable hash of what makes a game record itself: its move key
+/// ([`content_hash`], which covers the variant id, the start position string and the moves),
+/// the result and the values of the [`ROSTER`] tags (comments and other tags are not part of
+/// it). Stored in `game.record`; computed from a `game` row's own columns by the migration to
+/// schema version 2, so it must only ever be computed from values that the row stores.
+pub(crate) fn record_hash(content: u64, result: &str, roster: [Option<&str>; 6]) -> u64 {
+    let mut h = ContentHasher::default();
+    h.field(&content.to_le_bytes());
+    h.field(result.as_bytes());
+    for (i, value) in roster.into_iter().enumerate() {
+        h.field(roster_value(i, value).as_bytes());
+    }
+    h.finish()
+}
+
+/// Whether two records' results and roster values are the same (their keys being equal).
+pub(crate) fn same_record_fields(
+    result: &str,
+    roster: [Option<&str>; 6],
+    other_result: &str,
+    other_roster: [Option<&str>; 6],
+) -> bool {
+    result == other_result
+        && (0..ROSTER.len()).all(|i| roster_value(i, roster[i]) == roster_value(i, other_roster[i]))
 }
 
 #[cfg(test)]
@@ -423,5 +496,98 @@ mod tests {
     fn content_hash_separates_fields() {
         assert_ne!(content_hash("ab", "c", &[]), content_hash("a", "bc", &[]));
         assert_eq!(content_hash("a", "b", &[1]), content_hash("a", "b", &[1]));
+    }
+
+    /// The move key of every game of a database made by the first release with schema
+    /// version 1 is what `content_hash` computes today: the hash never changed.
+    #[test]
+    fn content_hash_is_the_one_version_1_stored() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/db/v1.db");
+        let conn =
+            rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT v.name, g.start_fen, g.moves, g.content FROM game g
+                 JOIN variant v ON v.id = g.variant",
+            )
+            .unwrap();
+        let rows: Vec<(String, String, Vec<u8>, i64)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows.len(), 21);
+        for (variant, fen, moves, content) in rows {
+            assert_eq!(
+                content_hash(&variant, &fen, &moves),
+                codec::from_sql(content),
+                "{variant} {fen}"
+            );
+        }
+    }
+
+    /// The record key is stored in databases: these values must never change (a change
+    /// needs a migration that computes the keys again).
+    #[test]
+    fn record_hash_is_stable() {
+        let moves = [12, 20, 0, 52, 44, 0];
+        let fen = "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - 0 1";
+        let roster = [
+            Some("Club match"),
+            Some("Basra"),
+            None,
+            Some("1"),
+            Some("Ali"),
+            Some("Omar"),
+        ];
+        let content = content_hash("shatranj", fen, &moves);
+        assert_eq!(record_hash(content, "1-0", roster), 0xc908_8dcf_8a8a_c973);
+        assert_eq!(record_hash(0, "*", [None; 6]), 0x3c3a_8fed_54b0_0f0d);
+    }
+
+    #[test]
+    fn record_hash_covers_result_and_roster_and_fills_absent_tags() {
+        let content = content_hash("v", "8/8/8/8/8/8/8/8 w - - 0 1", &[1, 2, 3]);
+        let roster = [
+            Some("E"),
+            Some("S"),
+            Some("D"),
+            Some("R"),
+            Some("W"),
+            Some("B"),
+        ];
+        let base = record_hash(content, "1-0", roster);
+        assert_ne!(base, record_hash(content + 1, "1-0", roster));
+        assert_ne!(base, record_hash(content, "0-1", roster));
+        for i in 0..6 {
+            let mut other = roster;
+            other[i] = Some("X");
+            assert_ne!(base, record_hash(content, "1-0", other), "{i}");
+            assert!(!same_record_fields("1-0", roster, "1-0", other));
+        }
+        // Two values that run together differently are told apart.
+        let mut shifted = roster;
+        shifted[0] = Some("ES");
+        shifted[1] = Some("");
+        assert_ne!(base, record_hash(content, "1-0", shifted));
+        // An absent tag is its "unknown" value.
+        let unknown = [
+            Some("?"),
+            Some("?"),
+            Some("????.??.??"),
+            Some("?"),
+            Some("?"),
+            Some("?"),
+        ];
+        assert_eq!(
+            record_hash(content, "*", [None; 6]),
+            record_hash(content, "*", unknown)
+        );
+        assert!(same_record_fields("*", [None; 6], "*", unknown));
+        assert_ne!(
+            record_hash(content, "*", [None; 6]),
+            record_hash(content, "*", [Some("?"); 6])
+        );
     }
 }

@@ -176,7 +176,8 @@ pub struct Group {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     pub games: u64,
-    /// Share of all games in the report.
+    /// Share of all games in the report; for an opening, of the games of its variant that
+    /// started from the variant's standard start position.
     pub share_pct: f64,
     pub results: Results,
     pub average_plies: f64,
@@ -349,6 +350,9 @@ impl Database {
         let mut special = [(0u64, 0u64); 7];
         let mut groups: BTreeMap<String, Acc> = BTreeMap::new();
         let mut openings: HashMap<(i64, Vec<u8>), Acc> = HashMap::new();
+        // An opening's share is of the games that could have played it: its variant's games
+        // from the standard start.
+        let mut from_start: HashMap<i64, u64> = HashMap::new();
         let mut total_plies = 0u64;
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let mut rows = stmt
@@ -403,6 +407,7 @@ impl Database {
                 }
             }
             if openings_wanted && standard {
+                *from_start.entry(variant).or_default() += 1;
                 let g = match openings.get_mut(&(variant, line.to_vec())) {
                     Some(g) => g,
                     None => openings.entry((variant, line.to_vec())).or_default(),
@@ -456,7 +461,8 @@ impl Database {
             .map(|((variant, line), acc)| {
                 let name = names.get(&variant).cloned().unwrap_or_default();
                 let key = opening_text(variants, &name, &line);
-                acc.group(key, Some(name), all)
+                let from_start = from_start.get(&variant).copied().unwrap_or(0);
+                acc.group(key, Some(name), from_start)
             })
             .collect();
         if q.by == Some(GroupBy::Opening) {

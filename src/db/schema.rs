@@ -2,7 +2,13 @@
 //!
 //! `PRAGMA user_version` holds the schema version; `PRAGMA application_id` marks the file as a
 //! kabir database. Migration `i` (0-based) takes a database from version `i` to `i + 1`; a new
-//! database runs them all. Migrations are never edited once released: a change is a new one.
+//! database runs them all, in one transaction with the version update. Migrations are never
+//! edited once released: a change is a new one.
+
+use rusqlite::{Transaction, params};
+
+use super::codec;
+use super::record::record_hash;
 
 /// `PRAGMA application_id`: "KBIR".
 pub const APPLICATION_ID: i32 = 0x4b42_4952;
@@ -17,11 +23,31 @@ pub fn bucket(hash: u64) -> i64 {
     (hash >> (64 - BUCKET_BITS)) as i64
 }
 
-/// The migrations, in order. Version 1 is the first schema.
-pub const MIGRATIONS: &[&str] = &[V1];
+/// One step of a migration.
+pub(crate) enum Step {
+    /// SQL statements.
+    Sql(&'static str),
+    /// Rust code, for what SQL cannot compute (such as a stored hash).
+    Run(fn(&Transaction<'_>) -> rusqlite::Result<()>),
+}
 
-/// The version this code writes and reads.
+/// The migrations, in order, each a list of steps. Version 1 is the first schema.
+pub(crate) const MIGRATIONS: &[&[Step]] = &[
+    &[Step::Sql(V1)],
+    &[
+        Step::Sql(V2_COLUMN),
+        Step::Run(fill_record_keys),
+        Step::Sql(V2_INDEX),
+    ],
+];
+
+/// The version this code writes.
 pub const VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// The oldest version this code's queries can read as it is: a read-only open accepts a file
+/// from this version on without migrating it (the versions since only add what importing
+/// needs). Raised by a migration that changes what queries read.
+pub const READABLE_FROM: u32 = 1;
 
 const V1: &str = "
 CREATE TABLE variant (
@@ -85,3 +111,47 @@ CREATE TABLE posting (
     PRIMARY KEY (variant, bucket, segment)
 );
 ";
+
+/// Version 2: the record key (see `record::record_hash`), so that a duplicate is the same game
+/// record rather than the same moves. One index on (move key, record key) finds both kinds
+/// of duplicate: the move key alone is its prefix.
+const V2_COLUMN: &str = "
+ALTER TABLE game ADD COLUMN record INTEGER NOT NULL DEFAULT 0;
+DROP INDEX game_content;
+";
+
+const V2_INDEX: &str = "
+CREATE INDEX game_key ON game(content, record);
+";
+
+/// Games whose record keys are computed per statement of the migration to version 2: bounds
+/// its memory whatever the size of the database.
+const RECORD_KEY_CHUNK: i64 = 10_000;
+
+/// Computes every game's record key from its row (part of the migration to version 2).
+fn fill_record_keys(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let mut select = tx.prepare(
+        "SELECT id, content, result, event, site, date, round, white, black FROM game
+         WHERE id > ?1 ORDER BY id LIMIT ?2",
+    )?;
+    let mut update = tx.prepare("UPDATE game SET record = ?2 WHERE id = ?1")?;
+    let mut after = i64::MIN;
+    loop {
+        let keys: Vec<(i64, i64)> = select
+            .query_map(params![after, RECORD_KEY_CHUNK], |r| {
+                let text = |i| r.get_ref(i).and_then(|v| Ok(v.as_str_or_null()?));
+                let roster = [text(3)?, text(4)?, text(5)?, text(6)?, text(7)?, text(8)?];
+                let content = codec::from_sql(r.get(1)?);
+                let key = record_hash(content, r.get_ref(2)?.as_str()?, roster);
+                Ok((r.get(0)?, codec::to_sql(key)))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let Some(&(last, _)) = keys.last() else {
+            return Ok(());
+        };
+        for (id, key) in keys {
+            update.execute(params![id, key])?;
+        }
+        after = last;
+    }
+}

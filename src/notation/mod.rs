@@ -11,7 +11,8 @@
 //!   rules core, position strings); [`tags`] names the tags kabir knows, the results, and the
 //!   canonical tag order. None of these knows the rules.
 //! - [`resolve`] finds the legal move a move's text names, using the rules core; [`line`]
-//!   plays a line of moves written as text.
+//!   plays a line of moves written as text; [`tree`] reads a game's main line, variations and
+//!   comments as a tree of resolved moves.
 
 pub mod game;
 pub mod grammar;
@@ -22,6 +23,7 @@ pub mod resolve;
 pub mod san;
 pub mod span;
 pub mod tags;
+pub mod tree;
 mod write;
 
 pub use line::{LineError, play_line};

@@ -91,6 +91,15 @@ pub fn builtin_ids() -> Vec<String> {
     BUILTIN.iter().map(|(id, _)| id.to_string()).collect()
 }
 
+/// The built-in variants' definitions as written, without building their move tables:
+/// enough to list their names, descriptions and start positions at no cost.
+pub fn builtin_definitions() -> Vec<VariantDef> {
+    BUILTIN
+        .iter()
+        .filter_map(|(id, text)| parse_definition(text, id).ok())
+        .collect()
+}
+
 /// All built-in variants.
 pub fn builtins() -> Vec<Arc<Variant>> {
     BUILTIN
@@ -220,6 +229,18 @@ mod tests {
         for (id, text) in BUILTIN {
             let v = from_toml(text, id).unwrap_or_else(|e| panic!("{id}: {e}"));
             assert_eq!(v.id(), *id);
+        }
+    }
+
+    #[test]
+    fn definitions_match_the_compiled_variants() {
+        let defs = builtin_definitions();
+        let compiled = builtins();
+        assert_eq!(defs.len(), BUILTIN.len());
+        for (d, v) in defs.iter().zip(&compiled) {
+            assert_eq!(&d.id, v.id());
+            assert_eq!(d.description, v.description());
+            assert_eq!(d.start, v.start_fen());
         }
     }
 

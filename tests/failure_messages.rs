@@ -1,0 +1,284 @@
+//! Every failure says its cause, once: a full disk (a file-size limit) during an import, a
+//! database in a directory the importer cannot write, an SQLite error, an impossible date in
+//! a filter. Each exits with status 2, and a database is left intact.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn kabir() -> Command {
+    Command::cargo_bin("kabir").unwrap()
+}
+
+fn samples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// The message of a failed command (standard error), after checking its status is 2 and that
+/// it says no part of itself twice (as "no such table: x: no such table: x" did).
+fn failure(out: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let message = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("kabir: "))
+        .unwrap_or_else(|| panic!("no error message: {stderr}"));
+    let parts: Vec<&str> = message.split(": ").collect();
+    for (i, part) in parts.iter().enumerate() {
+        assert!(
+            !parts[i + 1..].contains(part),
+            "{part:?} is said twice: {message}"
+        );
+    }
+    stderr
+}
+
+#[test]
+fn an_sqlite_error_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&db)
+        .args(samples())
+        .assert()
+        .code(0);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("DROP TABLE promotion").unwrap();
+    drop(conn);
+    let out = kabir().args(["stats", "--db"]).arg(&db).output().unwrap();
+    let stderr = failure(&out);
+    assert!(stderr.contains("games.db"), "{stderr}");
+    assert_eq!(
+        stderr.matches("no such table: promotion").count(),
+        1,
+        "{stderr}"
+    );
+    // Nor rusqlite's wrapping of SQLite's code, which repeats it.
+    assert!(!stderr.contains("Error code"), "{stderr}");
+}
+
+#[test]
+fn a_missing_database_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("missing.db");
+    let out = kabir().args(["search", "--db"]).arg(&db).output().unwrap();
+    let stderr = failure(&out);
+    assert_eq!(stderr.matches("missing.db").count(), 1, "{stderr}");
+    assert!(stderr.contains("no such database file"), "{stderr}");
+}
+
+#[test]
+fn an_impossible_date_in_a_filter_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&db)
+        .args(samples())
+        .assert()
+        .code(0);
+    for (args, says) in [
+        (["search", "--from", "2021.13.45"], "no month 13"),
+        (["stats", "--to", "2021.02.30"], "days 01 to 28"),
+        (["export", "--from", "2100.02.29"], "days 01 to 28"),
+        (["search", "--to", "2021.04.31"], "days 01 to 30"),
+        (["search", "--from", "2021.00"], "no month 00"),
+        (
+            ["search", "--from", "2021.1.5"],
+            "expected YYYY, YYYY.MM or YYYY.MM.DD",
+        ),
+    ] {
+        let out = kabir().args(args).arg("--db").arg(&db).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(says) && stderr.contains(args[2]),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Partial dates and real ones stay valid.
+    for args in [
+        ["search", "--from", "2021"],
+        ["search", "--to", "2021.03"],
+        ["search", "--from", "2020.02.29"],
+        ["stats", "--to", "2000-02-29"],
+    ] {
+        kabir().args(args).arg("--db").arg(&db).assert().code(0);
+    }
+}
+
+#[cfg(unix)]
+mod unix {
+    use std::os::unix::process::CommandExt;
+
+    use super::*;
+
+    /// `count` Tamerlane games in `dir`.
+    fn tamerlane_games(dir: &Path, count: u32) -> PathBuf {
+        let path = dir.join("games.pgn");
+        kabir()
+            .args([
+                "generate",
+                "--variant",
+                "tamerlane",
+                "--seed",
+                "19",
+                "--games",
+            ])
+            .arg(count.to_string())
+            .arg("-o")
+            .arg(&path)
+            .assert()
+            .code(0);
+        path
+    }
+
+    /// `kabir import` with the file-size limit of the process set to `limit` bytes.
+    fn import_limited(db: &Path, games: &Path, limit: u64) -> std::process::Output {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"));
+        command
+            .args(["import", "--quiet", "--batch", "100", "--db"])
+            .arg(db)
+            .arg(games);
+        // SAFETY: between fork and exec only `setrlimit`, which is async-signal-safe.
+        unsafe {
+            command.pre_exec(move || {
+                let rlimit = libc::rlimit {
+                    rlim_cur: limit as libc::rlim_t,
+                    rlim_max: limit as libc::rlim_t,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        command.output().unwrap()
+    }
+
+    /// The `imported` count of the import's summary line.
+    fn imported(stdout: &str) -> i64 {
+        let after = stdout.split("imported: ").nth(1).expect("a summary");
+        after[..after.find(',').unwrap()].parse().unwrap()
+    }
+
+    #[test]
+    fn a_full_disk_stops_the_import_with_its_cause_and_the_database_intact() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = tamerlane_games(dir.path(), 1500);
+        let db = dir.path().join("games.db");
+        // Room for a few batches of 100 games, not for 1,500.
+        let out = import_limited(&db, &games, 4 << 20);
+        let stderr = failure(&out);
+        assert!(stderr.contains("file too large"), "{stderr}");
+        assert!(stderr.contains("games.db"), "{stderr}");
+        // The summary counts what was committed: whole batches, all stored.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("stopped by an error"), "{stdout}");
+        let committed = imported(&stdout);
+        assert!(committed > 0 && committed < 1500, "{stdout}");
+        assert_eq!(committed % 100, 0, "{stdout}");
+        let database = kabir::db::Database::open(&db).unwrap();
+        database.integrity_check().unwrap();
+        assert_eq!(database.game_count().unwrap() as i64, committed);
+        drop(database);
+        assert_eq!(
+            count(&db, "SELECT sum(plies + 1) FROM game"),
+            count(&db, "SELECT sum(postings) FROM segment"),
+            "the index holds the positions of the stored games"
+        );
+        // With room again, the same import completes it.
+        kabir()
+            .args(["import", "--quiet", "--db"])
+            .arg(&db)
+            .arg(&games)
+            .assert()
+            .code(0);
+        assert_eq!(count(&db, "SELECT count(*) FROM game"), 1500);
+    }
+
+    /// A writable database in a directory the importer cannot write to: SQLite cannot create
+    /// its journal beside it, and the message says so (it said "the file is read-only"). Run
+    /// as another user when the tests run as root, whom permissions do not stop.
+    #[test]
+    fn a_database_in_a_read_only_directory_says_why_it_cannot_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("read-only");
+        std::fs::create_dir(&folder).unwrap();
+        let db = folder.join("games.db");
+        kabir()
+            .args(["import", "--quiet", "--db"])
+            .arg(&db)
+            .arg(&samples()[0])
+            .assert()
+            .code(0);
+        let root = unsafe { libc::geteuid() } == 0;
+        let nobody: u32 = 65534;
+        use std::os::unix::fs::PermissionsExt;
+        if root {
+            std::os::unix::fs::chown(&db, Some(nobody), Some(nobody)).unwrap();
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let before = std::fs::read(&db).unwrap();
+        let as_user = |args: &[&str]| {
+            let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"));
+            command.args(args).arg("--db").arg(&db);
+            if root {
+                // SAFETY: between fork and exec only `setgroups`, `setgid` and `setuid`,
+                // which are async-signal-safe.
+                unsafe {
+                    command.pre_exec(move || {
+                        if libc::setgroups(0, std::ptr::null()) != 0
+                            || libc::setgid(nobody) != 0
+                            || libc::setuid(nobody) != 0
+                        {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+            }
+            command.output().unwrap()
+        };
+        let sample = samples()[1].to_string_lossy().into_owned();
+        let out = as_user(&["import", "--quiet", &sample]);
+        let stderr = failure(&out);
+        assert!(
+            stderr.contains("games.db")
+                && stderr.contains("directory")
+                && stderr.contains("not writable")
+                && stderr.contains("journal"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("the file is read-only"), "{stderr}");
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(
+            std::fs::read(&db).unwrap() == before,
+            "the file was written to"
+        );
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+        // Queries need no journal: they read it.
+        let out = as_user(&["stats"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
