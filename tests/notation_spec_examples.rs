@@ -326,21 +326,32 @@ fn is_example(text: &str, ranks: &[&str]) -> bool {
             .strip_prefix("[FEN \"")
             .and_then(|t| t.strip_suffix("\"]"))
             .is_some_and(is_position)
+        || is_game_text(text)
 }
 
-/// The code spans of the spec that are not moves, position strings or parts of them: tag
-/// pairs and movetext (the part of the grammar not read here), names, words and kinds of
-/// diagnostic. Each must occur in the spec and must not read as a move (a few read as other
-/// productions, such as `0000` as a number).
+/// Whether `text` is a tag pair, one element of movetext or a result, or movetext.
+fn is_game_text(text: &str) -> bool {
+    whole(grammar::tag_pair, text)
+        || whole(grammar::element, text)
+        || whole(grammar::result, text)
+        || whole(grammar::movetext, text)
+}
+
+/// The code spans of the spec that are not examples of the grammar: names, words, kinds of
+/// diagnostic, and a few things that the grammar does not read on purpose. Each must occur in
+/// the spec and must not read as a move (a few read as other productions, such as `0000` as a
+/// number).
 #[rustfmt::skip]
 const NOT_EXAMPLES: &[&str] = &[
     // Bytes, characters and files.
     "LF", "CR", "CRLF", "\\n", "\\r", "\\r\\n", "EF BB BF", "file:line:column", "line:column",
     "docs/VALIDATE.md", "docs/RULES.md", "src/variants/defs/*.toml", "A-Z a-z 0-9 _",
     "_ + # = : -", "\"", "\\", "\\\"", "\\\\", "[", "]", "{", "}", "(", ")", "$", "%", "'", ",",
-    "/", ":", "=", "_", "@", "|", "(* *)", "[ ]", "{ }", "--variant", "--variant NAME",
+    "/", ":", "=", "_", "@", "|", "(* *)", "[ ]", "{ }", "? ?", "--variant", "--variant NAME",
+    // The grammar's own names.
+    "kabir::notation::grammar", "move", "r#move", "blank", "eol", "bom",
     // Tags and their values.
-    "[Event \"x\"]", "[FEN \"...\"]", "[SetUp \"1\"]", "Event", "Site", "Date", "Round",
+    "Event", "Site", "Date", "Round",
     "White", "Black", "Result", "Variant", "SetUp", "FEN", "Termination",
     "Event Site Date Round White Black Result", "Variant SetUp FEN Termination", "Standard",
     "chess", "shatranj", "classic shatranj", "chatrang", "knavish-shatranj", "knavish shatranj",
@@ -350,11 +361,10 @@ const NOT_EXAMPLES: &[&str] = &[
     "name", "aliases", "abandoned", "adjudication", "death", "emergency", "normal",
     "rules infraction", "time forfeit", "unterminated",
     "unknown variant \"Standard\"; known variants: knavish-shatranj, shatranj, tamerlane",
-    // Movetext.
-    "1-0", "0-1", "1/2-1/2", "1/2", "*", "12.", "12...", "13.", "N.", "N...", "1.e4", "12 e4",
-    "$1", "$6", "$14", "{any text}", "; any text", "( ... )", "% anything", "Nf3 !?",
+    // Movetext: placeholders, and a result cut short (`BadResult`).
+    "N.", "N...", "1/2",
     // Fields, words and kinds of diagnostic.
-    "board", "side", "state", "ep", "halfmove", "fullmove", "ws", "validate", "max_count",
+    "board", "side", "state", "ep", "halfmove", "fullmove", "validate", "max_count",
     "bare king", "move-after-end", "missing-variant", "result-mismatch", "result-contradicts",
     "illegal move", "ambiguous move", "missing check mark", "wrong check mark",
     "UnexpectedChar", "InvalidUtf8", "BadTagName", "BadTagValue", "UnterminatedTagValue",
@@ -408,12 +418,19 @@ fn every_code_span_of_the_spec_is_read_by_the_grammar() {
 #[test]
 fn every_code_block_of_the_spec_is_read_by_the_grammar() {
     let (blocks, _) = code(&spec("README.md"));
-    let (mut moves, mut positions) = (0, 0);
+    let (mut moves, mut positions, mut tags, mut games) = (0, 0, 0, 0);
     for block in &blocks {
         let lines = block.lines.iter().filter(|l| !l.trim().is_empty());
         match (block.section, block.language.as_str()) {
-            // The grammar itself; the layout of a file (1.2), a tag pair (2.1), a message (9.2).
-            (10, "ebnf") | (1 | 2 | 9, _) => {}
+            // The grammar itself; the layout of a file (1.2), a message (9.2).
+            (10, "ebnf") | (1 | 9, _) => {}
+            // A tag pair.
+            (2, _) => {
+                for line in lines {
+                    assert!(whole(grammar::tag_pair, line), "{line:?}");
+                    tags += 1;
+                }
+            }
             // Position strings, one a line, after the list of their fields.
             (3, _) => {
                 for line in lines.filter(|l| *l != "board side state ep halfmove fullmove") {
@@ -432,6 +449,25 @@ fn every_code_block_of_the_spec_is_read_by_the_grammar() {
             // Games: tag pairs, then movetext with comments and variations, and on the
             // fragments, what a line shows after two spaces or more.
             (11, _) => {
+                // A whole game or tag section is read by the grammar as one game; the
+                // fragments of movetext, each line up to what it shows, as movetext.
+                let notes = block.lines.iter().any(|l| l.contains("  "));
+                if notes {
+                    for line in block.lines.iter().filter(|l| !l.starts_with(' ')) {
+                        let movetext = line.split("  ").next().unwrap_or_default();
+                        assert!(whole(grammar::movetext, movetext), "{movetext:?}");
+                    }
+                } else {
+                    let text = block.lines.join("\n");
+                    match grammar::games(text.as_bytes()) {
+                        Ok(([], read)) => {
+                            assert_eq!(read.len(), 1, "{text}");
+                            tags += read[0].tags.len();
+                            games += 1;
+                        }
+                        _ => panic!("not read as games: {text}"),
+                    }
+                }
                 for line in lines {
                     if let Some(value) = line.strip_prefix("[FEN \"") {
                         let fen = value.trim_end_matches("\"]");
@@ -466,7 +502,7 @@ fn every_code_block_of_the_spec_is_read_by_the_grammar() {
         }
     }
     assert!(
-        moves >= 30 && positions >= 3,
-        "{moves} moves, {positions} positions"
+        moves >= 30 && positions >= 3 && tags >= 15 && games >= 2,
+        "{moves} moves, {positions} positions, {tags} tag pairs, {games} games"
     );
 }

@@ -11,6 +11,11 @@
 //!   position strings ([`Position::from_fen`](crate::rules::Position::from_fen)), and are given
 //!   here beside the others.
 //! - **Numbers**: [`number`], [`number0`], [`digit`], [`nonzero_digit`].
+//! - **Games**: [`games`], [`game`], and for blank space and line ends [`bom`],
+//!   [`blank`], [`eol`].
+//! - **Tag pairs**: [`tag_line`], [`tag_pair`], [`tag_name`], [`name_char`], [`tag_value`].
+//! - **Movetext**: [`movetext`], [`element`], [`variation`], [`move_number`], [`dots`],
+//!   [`nag`], [`comment`], [`line_comment`], [`escape_line`], [`result`].
 //!
 //! Each parser reads its production at the start of a byte slice and returns the rest of the
 //! slice and what it read; what it read borrows from the input. None knows the rules:
@@ -37,8 +42,9 @@
 use nom::{
     Parser,
     branch::alt,
-    combinator::{consumed, map, map_opt, opt, peek, success, value, verify},
-    sequence::{preceded, separated_pair, terminated},
+    combinator::{consumed, eof, map, map_opt, opt, peek, recognize, success, value, verify},
+    multi::{many0_count, many1_count},
+    sequence::{delimited, preceded, separated_pair, terminated},
 };
 
 pub use crate::rules::fen::grammar::{
@@ -49,6 +55,7 @@ pub use crate::rules::fen::grammar::{
 use crate::rules::fen::grammar::{Coord, byte, just, literal, whole};
 
 use super::san::{Citadel, Glyph, Letter, Origin, Place, San, SanError, SanPlus, Suffix};
+use super::tags::GameResult;
 
 // ---------------------------------------------------------------------------------------
 // Moves
@@ -328,4 +335,552 @@ fn refusal(body: &[u8]) -> SanError {
     }
     // Each part is right: the promotion is a lowercase letter without a whole origin.
     SanError::MissingDestination
+}
+
+// ---------------------------------------------------------------------------------------
+// Blank space and line ends
+// ---------------------------------------------------------------------------------------
+
+/// `bom = "\xEF\xBB\xBF" ;` (a byte-order mark: blank space at the start of any line)
+#[inline]
+pub fn bom(i: &[u8]) -> Parsed<'_, &[u8]> {
+    literal(b"\xEF\xBB\xBF")(i)
+}
+
+/// `blank = " " | "\t" | "\x0B" | "\x0C" ;`
+#[inline]
+pub fn blank(i: &[u8]) -> Parsed<'_, u8> {
+    byte(|b| is_blank(b).then_some(b))(i)
+}
+
+/// `eol = "\r\n" | "\n" | "\r" ;`
+#[inline]
+pub fn eol(i: &[u8]) -> Parsed<'_, &[u8]> {
+    alt((literal(b"\r\n"), literal(b"\n"), literal(b"\r"))).parse(i)
+}
+
+/// Whether `b` is blank space within a line ([`blank`]).
+#[inline]
+pub(crate) const fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
+/// Whether `b` may stand in a token of movetext: a move, a move number without dots or a
+/// result takes all of these that follow its first byte (a result also `/`). Letters, digits
+/// and `_+#=:-!?`.
+#[inline]
+pub(crate) const fn is_symbol(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'#' | b'=' | b':' | b'-' | b'!' | b'?')
+}
+
+/// Any bytes up to a line end or the end of the input.
+#[inline]
+fn rest_of_line(i: &[u8]) -> Parsed<'_, &[u8]> {
+    let len = i
+        .iter()
+        .position(|&b| matches!(b, b'\n' | b'\r'))
+        .unwrap_or(i.len());
+    Ok((&i[len..], &i[..len]))
+}
+
+// ---------------------------------------------------------------------------------------
+// Tag pairs
+// ---------------------------------------------------------------------------------------
+
+/// A tag pair as read: its text, its name and its value as written (escapes not undone:
+/// [`RawGame::tag_value`](super::game::RawGame::tag_value) does that).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TagPair<'a> {
+    /// The whole pair, `[` to `]`.
+    pub text: &'a [u8],
+    /// The name.
+    pub name: &'a [u8],
+    /// The value between the quotes.
+    pub value: &'a [u8],
+}
+
+/// `tag-line = { blank }, tag-pair, { { blank }, tag-pair }, { blank }, ( eol | end ) ;`
+/// Gives the number of pairs. (A line that holds only tag pairs starts a game, even inside
+/// a comment left open: notation spec 9.3.)
+pub fn tag_line(i: &[u8]) -> Parsed<'_, usize> {
+    terminated(
+        many1_count(preceded(many0_count(blank), tag_pair)),
+        (many0_count(blank), alt((eol, eof))),
+    )
+    .parse(i)
+}
+
+/// `tag-pair = "[", { blank }, tag-name, { blank }, '"', tag-value, '"', { blank }, "]" ;`
+pub fn tag_pair(i: &[u8]) -> Parsed<'_, TagPair<'_>> {
+    map(
+        consumed((
+            just(b'['),
+            many0_count(blank),
+            tag_name,
+            many0_count(blank),
+            delimited(just(b'"'), tag_value, just(b'"')),
+            many0_count(blank),
+            just(b']'),
+        )),
+        |(text, (_, _, name, _, value, _, _))| TagPair { text, name, value },
+    )
+    .parse(i)
+}
+
+/// `tag-name = name-char, { name-char } ;`
+pub fn tag_name(i: &[u8]) -> Parsed<'_, &[u8]> {
+    recognize(many1_count(name_char)).parse(i)
+}
+
+/// `name-char = letter | digit | "_" ;` (ASCII letters)
+#[inline]
+pub fn name_char(i: &[u8]) -> Parsed<'_, u8> {
+    byte(|b| (b.is_ascii_alphanumeric() || b == b'_').then_some(b))(i)
+}
+
+/// `tag-value = { value-char | "\\", escaped-char } ;` (`value-char`: any character but `"`,
+/// `\` and a line end; `escaped-char`: any but a line end, so `\"` and `\\` stand for `"`
+/// and `\`) Gives the value as written.
+pub fn tag_value(i: &[u8]) -> Parsed<'_, &[u8]> {
+    let value_char = byte(|b| (!matches!(b, b'"' | b'\\' | b'\n' | b'\r')).then_some(b));
+    let escaped_char = byte(|b| (!matches!(b, b'\n' | b'\r')).then_some(b));
+    recognize(many0_count(alt((
+        value_char,
+        preceded(just(b'\\'), escaped_char),
+    ))))
+    .parse(i)
+}
+
+// ---------------------------------------------------------------------------------------
+// Movetext
+// ---------------------------------------------------------------------------------------
+
+/// One element of movetext, as [`element`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element<'a> {
+    /// `12.` (White to move) or `12...` (Black), or a number without dots (`12`).
+    MoveNumber {
+        /// The number.
+        number: u32,
+        /// Whether three dots or more announce a move of Black.
+        black: bool,
+    },
+    /// A move: its text and what it says.
+    Move(&'a [u8], SanPlus),
+    /// `$14`.
+    Nag(u8),
+    /// A glyph standing apart from its move (`!?`).
+    Glyph(Glyph),
+    /// Dots standing apart from their number (`1. ... e5`): how many.
+    Dots(usize),
+    /// A comment `{...}`: its text between the braces.
+    Comment(&'a [u8]),
+    /// A comment to the end of the line: its text after `;`.
+    LineComment(&'a [u8]),
+    /// An escape line: its text after `%`.
+    Escape(&'a [u8]),
+    /// A variation, `(` to `)`, as written.
+    Variation(&'a [u8]),
+}
+
+/// `result = "1-0" | "0-1" | "1/2-1/2" | "*" ;`
+#[inline]
+pub fn result(i: &[u8]) -> Parsed<'_, GameResult> {
+    alt((
+        value(GameResult::WhiteWins, literal(b"1-0")),
+        value(GameResult::BlackWins, literal(b"0-1")),
+        value(GameResult::Draw, literal(b"1/2-1/2")),
+        value(GameResult::Unknown, just(b'*')),
+    ))
+    .parse(i)
+}
+
+/// `move-number = number0, { "." } ;` (1 to 4294967295; `12.` before White's move, `12...`
+/// before Black's) Gives the number and whether three dots or more stand after it.
+#[inline]
+pub fn move_number(i: &[u8]) -> Parsed<'_, (u32, bool)> {
+    map(
+        (
+            map_opt(number0, |d| value_of(d).filter(|&n| n > 0)),
+            many0_count(just(b'.')),
+        ),
+        |(number, dots)| (number, dots >= 3),
+    )
+    .parse(i)
+}
+
+/// `dots = ".", { "." } ;` (dots standing apart from their number, `1. ... e5`: three or more
+/// say that Black moves next) Gives how many.
+#[inline]
+pub fn dots(i: &[u8]) -> Parsed<'_, usize> {
+    many1_count(just(b'.')).parse(i)
+}
+
+/// `nag = "$", number0 ;` (0 to 255) Gives its value.
+#[inline]
+pub fn nag(i: &[u8]) -> Parsed<'_, u8> {
+    preceded(
+        just(b'$'),
+        map_opt(number0, |d| value_of(d).and_then(|n| u8::try_from(n).ok())),
+    )
+    .parse(i)
+}
+
+/// `comment = "{", { any-char - "}" }, "}" ;` (no line of it after the first holds only
+/// tag pairs: such a line starts the next game, notation spec 9.3) Gives the text between
+/// the braces.
+pub fn comment(i: &[u8]) -> Parsed<'_, &[u8]> {
+    let (body, _) = just(b'{')(i)?;
+    let mut at = 0;
+    loop {
+        match body[at..]
+            .iter()
+            .position(|&b| matches!(b, b'}' | b'\n' | b'\r'))
+        {
+            None => return Err(nom::Err::Error(())),
+            Some(p) if body[at + p] == b'}' => {
+                return Ok((&body[at + p + 1..], &body[..at + p]));
+            }
+            Some(p) => {
+                let (line, _) = eol(&body[at + p..])?;
+                let (line, _) = opt(bom).parse(line)?;
+                if tag_line(line).is_ok() {
+                    return Err(nom::Err::Error(()));
+                }
+                at = body.len() - line.len();
+            }
+        }
+    }
+}
+
+/// `line-comment = ";", { any-char - eol } ;` Gives the text after `;`.
+#[inline]
+pub fn line_comment(i: &[u8]) -> Parsed<'_, &[u8]> {
+    preceded(just(b';'), rest_of_line).parse(i)
+}
+
+/// `escape-line = "%", { any-char - eol } ;` (at the start of a line, which the reader of the
+/// line sees: [`game`]) Gives the text after `%`.
+#[inline]
+pub fn escape_line(i: &[u8]) -> Parsed<'_, &[u8]> {
+    preceded(just(b'%'), rest_of_line).parse(i)
+}
+
+/// A token of movetext that starts with `first` and takes every symbol byte after it (and
+/// `/` where `slash`): the extent of a move, of a move number without dots, of a result.
+#[inline]
+fn token(first: fn(u8) -> bool, slash: bool) -> impl Fn(&[u8]) -> Parsed<'_, &[u8]> {
+    move |i| match i.first() {
+        Some(&b) if first(b) => {
+            let len = 1 + i[1..]
+                .iter()
+                .position(|&b| !(is_symbol(b) || (slash && b == b'/')))
+                .unwrap_or(i.len() - 1);
+            Ok((&i[len..], &i[..len]))
+        }
+        _ => Err(nom::Err::Error(())),
+    }
+}
+
+/// A move number in movetext: with dots, or alone as a whole token.
+fn numbered(i: &[u8]) -> Parsed<'_, Element<'_>> {
+    let to_element = |(number, black)| Element::MoveNumber { number, black };
+    alt((
+        map(
+            verify(consumed(move_number), |(text, _): &(&[u8], _)| {
+                text.last() == Some(&b'.')
+            }),
+            move |(_, n)| to_element(n),
+        ),
+        map_opt(token(|b| b.is_ascii_digit(), true), move |text| {
+            whole(move_number, text).map(to_element)
+        }),
+    ))
+    .parse(i)
+}
+
+/// A move in movetext: a whole token, read by [`r#move`].
+fn move_token(i: &[u8]) -> Parsed<'_, Element<'_>> {
+    map_opt(token(|b| b.is_ascii_alphabetic(), false), |text| {
+        whole(r#move, text).map(|m| Element::Move(text, m))
+    })
+    .parse(i)
+}
+
+/// A glyph standing apart: every `!` and `?` there, read whole by [`glyph`].
+fn glyph_token(i: &[u8]) -> Parsed<'_, Element<'_>> {
+    map_opt(
+        recognize(many1_count(alt((just(b'!'), just(b'?'))))),
+        |text| whole(glyph, text).map(Element::Glyph),
+    )
+    .parse(i)
+}
+
+/// The elements but variations and escape lines (which the caller knows the place of).
+fn plain_element(i: &[u8]) -> Parsed<'_, Element<'_>> {
+    alt((
+        move_token,
+        numbered,
+        map(nag, Element::Nag),
+        glyph_token,
+        map(dots, Element::Dots),
+        map(comment, Element::Comment),
+        map(line_comment, Element::LineComment),
+    ))
+    .parse(i)
+}
+
+/// ```text
+/// element = move-number | move | nag | glyph | dots | comment | line-comment
+///         | escape-line | variation ;
+/// ```
+///
+/// A move, a move number without dots and a result are whole tokens: each takes the symbol
+/// bytes after it (`is_symbol`; a result and a number also `/`), so `e4Nf3` is no move and
+/// `12e4` no number. `element` takes an escape line wherever it stands; in a game it is one
+/// only at the start of a line ([`game`]).
+pub fn element(i: &[u8]) -> Parsed<'_, Element<'_>> {
+    alt((
+        plain_element,
+        map(escape_line, Element::Escape),
+        map(variation, Element::Variation),
+    ))
+    .parse(i)
+}
+
+/// The places where an escape line may stand inside movetext: after a line end and blank
+/// space. Gives what is read at `i`, where `line_start` says whether `i` starts a line.
+fn element_at(i: &[u8], line_start: bool) -> Parsed<'_, Element<'_>> {
+    if line_start && let Ok((rest, text)) = escape_line(i) {
+        return Ok((rest, Element::Escape(text)));
+    }
+    plain_element(i)
+}
+
+/// Blank space in movetext: blanks, line ends, and a byte-order mark at the very start of a
+/// line (`fresh` says whether `i` is one). Gives the rest, whether only blank space stands
+/// before it on its line (`line_start` if no line end was passed) and the start of the last
+/// line begun, if a line end was passed.
+fn movetext_space(
+    mut i: &[u8],
+    mut line_start: bool,
+    mut fresh: bool,
+) -> (&[u8], bool, Option<&[u8]>) {
+    let mut line_begin = None;
+    loop {
+        if let Ok((rest, _)) = blank(i) {
+            i = rest;
+            fresh = false;
+        } else if let Ok((rest, _)) = eol(i) {
+            i = rest;
+            line_start = true;
+            fresh = true;
+            line_begin = Some(rest);
+        } else if let (true, Ok((rest, _))) = (fresh, bom(i)) {
+            i = rest;
+            fresh = false;
+        } else {
+            return (i, line_start, line_begin);
+        }
+    }
+}
+
+/// `variation = "(", { element }, ")" ;` Gives the variation as written.
+///
+/// Read without recursion: nested variations only count their parentheses, so any depth
+/// costs no stack.
+pub fn variation(i: &[u8]) -> Parsed<'_, &[u8]> {
+    let (mut rest, _) = just(b'(')(i)?;
+    let mut depth = 1usize;
+    let mut line_start = false;
+    loop {
+        (rest, line_start, _) = movetext_space(rest, line_start, false);
+        match rest.first() {
+            Some(b'(') => depth += 1,
+            Some(b')') => {
+                depth -= 1;
+                if depth == 0 {
+                    let len = i.len() - rest.len() + 1;
+                    return Ok((&rest[1..], &i[..len]));
+                }
+            }
+            _ => {
+                (rest, _) = element_at(rest, line_start)?;
+                line_start = false;
+                continue;
+            }
+        }
+        rest = &rest[1..];
+        line_start = false;
+    }
+}
+
+/// What the grammar reads in a game's movetext, flat: an element, or the start or end of a
+/// variation, or the result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item<'a> {
+    /// An element other than a variation.
+    Element(Element<'a>),
+    /// `(`.
+    VariationStart,
+    /// `)`.
+    VariationEnd,
+    /// The result.
+    Result(GameResult),
+}
+
+/// A game as the grammar reads it ([`game`]): its text, its tag pairs and the rest, in order,
+/// each with its text (a slice of the input).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameText<'a> {
+    /// The game's text, from the start of its first line to the start of the next game's
+    /// (or the end of the input).
+    pub text: &'a [u8],
+    /// The tag pairs.
+    pub tags: Vec<TagPair<'a>>,
+    /// Comments and escape lines before the movetext, and the movetext.
+    pub items: Vec<(&'a [u8], Item<'a>)>,
+}
+
+/// `movetext = { element }, [ result, { comment | line-comment | escape-line } ] ;`
+/// (elements with blank space between them) Gives the items read, flat.
+///
+/// Reads from the start of a line to the end of its input, all of which must be movetext:
+/// what [`game`] reads after the tags.
+pub fn movetext(i: &[u8]) -> Parsed<'_, Vec<(&[u8], Item<'_>)>> {
+    let mut game = GameText::default();
+    let rest = game_body(i, &mut game, true)?;
+    Ok((rest, game.items))
+}
+
+/// ```text
+/// game = { tag-pair | comment | line-comment | escape-line | blank | eol }, movetext ;
+/// ```
+///
+/// Reads one game from the start of a line: tag pairs and comments, then the movetext, up to
+/// the first line after the movetext has begun whose first character other than blank
+/// space is `[` (the next game), or the end of the input. Tag pairs inside the movetext,
+/// unclosed comments and variations, and a result not at the end of the main line, are not
+/// part of a game.
+pub fn game(i: &[u8]) -> Parsed<'_, GameText<'_>> {
+    let mut game = GameText::default();
+    let rest = game_body(i, &mut game, false)?;
+    game.text = &i[..i.len() - rest.len()];
+    Ok((rest, game))
+}
+
+/// [`game`]'s work, into `game`; no tag pairs where `movetext_only`. Returns the rest.
+fn game_body<'a>(
+    i: &'a [u8],
+    game: &mut GameText<'a>,
+    movetext_only: bool,
+) -> Result<&'a [u8], nom::Err<()>> {
+    let fail = || Err(nom::Err::Error(()));
+    let mut rest = i;
+    let mut line_start = true;
+    // At the very start of a line, where a byte-order mark is blank space.
+    let mut fresh = true;
+    let mut line_begin = i;
+    let mut movetext = false;
+    let mut ended = false;
+    let mut depth = 0usize;
+    loop {
+        let line;
+        (rest, line_start, line) = movetext_space(rest, line_start, fresh);
+        fresh = false;
+        if let Some(line) = line {
+            line_begin = line;
+        }
+        let Some(&b) = rest.first() else {
+            break;
+        };
+        let at = rest;
+        match b {
+            b'[' if movetext && line_start && !movetext_only => {
+                return if depth == 0 { Ok(line_begin) } else { fail() };
+            }
+            b'[' if movetext || movetext_only => return fail(),
+            b'[' => {
+                let (after, pair) = tag_pair(rest)?;
+                game.tags.push(pair);
+                rest = after;
+            }
+            _ => {
+                let item = if b == b'{' || b == b';' || (b == b'%' && line_start) {
+                    let (after, element) = element_at(rest, line_start)?;
+                    rest = after;
+                    Item::Element(element)
+                } else {
+                    if ended {
+                        return fail();
+                    }
+                    movetext = true;
+                    match b {
+                        b'(' => {
+                            depth += 1;
+                            rest = &rest[1..];
+                            Item::VariationStart
+                        }
+                        b')' if depth > 0 => {
+                            depth -= 1;
+                            rest = &rest[1..];
+                            Item::VariationEnd
+                        }
+                        _ => {
+                            let as_result = (depth == 0)
+                                .then(|| terminated(result, not_symbol).parse(rest).ok())
+                                .flatten();
+                            match as_result {
+                                Some((after, r)) => {
+                                    ended = true;
+                                    rest = after;
+                                    Item::Result(r)
+                                }
+                                None => {
+                                    let (after, element) = plain_element(rest)?;
+                                    rest = after;
+                                    Item::Element(element)
+                                }
+                            }
+                        }
+                    }
+                };
+                game.items.push((&at[..at.len() - rest.len()], item));
+            }
+        }
+        line_start = false;
+    }
+    if depth > 0 {
+        return fail();
+    }
+    Ok(rest)
+}
+
+/// Nothing, or a byte that does not continue a token of movetext (nor `/`).
+#[inline]
+fn not_symbol(i: &[u8]) -> Parsed<'_, ()> {
+    match i.first() {
+        Some(&b) if is_symbol(b) || b == b'/' => Err(nom::Err::Error(())),
+        _ => Ok((i, ())),
+    }
+}
+
+/// `games = [ bom ], { blank | eol }, { game } ;` (the whole input: a file of games) Gives
+/// the games.
+pub fn games(i: &[u8]) -> Parsed<'_, Vec<GameText<'_>>> {
+    let (mut rest, _) = opt(bom).parse(i)?;
+    let mut out = Vec::new();
+    loop {
+        // Blank space before a game belongs to it, from its line's start.
+        let (after, _, _) = movetext_space(rest, true, true);
+        if after.is_empty() {
+            return Ok((after, out));
+        }
+        let (after, game) = game(rest)?;
+        if after.len() == rest.len() {
+            return Err(nom::Err::Error(()));
+        }
+        out.push(game);
+        rest = after;
+    }
 }
