@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Long fuzzing runs (not part of CI). Runs each named target (default: all four) one after
+# Long fuzzing runs (not part of CI). Runs each named target (default: all five) one after
 # the other, at the lowest CPU priority, with the limits the reliability figures are quoted
 # at: at most 1 s per input and 2 GB of memory.
 #
@@ -19,7 +19,7 @@ RUNS=${RUNS:-10000000}
 MAX_TIME=${MAX_TIME:-0}
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
-    TARGETS=(reader fen san_replay variant_definition)
+    TARGETS=(reader fen san_replay grammar variant_definition)
 fi
 
 # Seed corpora from the repository's own files (the corpus directories are not committed).
@@ -51,6 +51,14 @@ seed() {
                 n=$((n + 1))
             done
             printf '\x01Nf3 e3 PPe5 K:e2 Rxd7+ a1=Q O-O 1-0' >"$dir/mixed"
+            ;;
+        grammar)
+            # Move text and position strings: the samples, the spec with its examples, and
+            # the start positions.
+            cp ../samples/*.pgn ../notation-spec/*.md "$dir"/
+            for def in ../src/variants/defs/*.toml; do
+                sed -n 's/^start = "\(.*\)"$/\1/p' "$def" >"$dir/start-$(basename "$def" .toml)"
+            done
             ;;
         variant_definition)
             cp ../src/variants/defs/*.toml ../tests/data/variants/*.toml "$dir"/

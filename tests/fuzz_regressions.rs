@@ -55,6 +55,11 @@ fn san_replay_regressions() {
 }
 
 #[test]
+fn grammar_regressions() {
+    replay_all("grammar", fuzz_common::grammar);
+}
+
+#[test]
 fn variant_definition_regressions() {
     replay_all("variant_definition", fuzz_common::variant_definition);
 }
@@ -66,6 +71,7 @@ fn the_checks_pass_on_the_repository_files() {
     for path in &games {
         let data = std::fs::read(path).unwrap();
         fuzz_common::reader(&data);
+        fuzz_common::grammar(&data);
         let mut moves = vec![3u8];
         moves.extend_from_slice(&data);
         fuzz_common::san_replay(&moves);
@@ -77,6 +83,7 @@ fn the_checks_pass_on_the_repository_files() {
         let mut fen = vec![pick];
         fen.extend_from_slice(v.start_fen().as_bytes());
         fuzz_common::fen(&fen);
+        fuzz_common::grammar(v.start_fen().as_bytes());
         if let Ok(def) = std::fs::read(root().join(format!("src/variants/defs/{id}.toml"))) {
             fuzz_common::variant_definition(&def);
         }

@@ -220,3 +220,289 @@ fn the_position_strings_of_the_spec_are_positions() {
         assert_eq!(position.to_fen(), fen);
     }
 }
+
+/// The spec's text: `notation-spec/README.md` and `DECISIONS.md`.
+fn spec(name: &str) -> String {
+    let path = format!("{}/notation-spec/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A code block of the spec: the section it stands in (`6` for 6.1 to 6.12), its language tag
+/// and its lines.
+struct Block {
+    section: u32,
+    language: String,
+    lines: Vec<String>,
+}
+
+/// The code blocks and the code spans (outside the blocks) of a Markdown text.
+fn code(text: &str) -> (Vec<Block>, Vec<String>) {
+    let (mut blocks, mut spans) = (Vec::new(), Vec::new());
+    let mut section = 0;
+    let mut block: Option<Block> = None;
+    // The prose of a paragraph, whose code spans may run across its lines.
+    let mut paragraph = String::new();
+    for line in text.lines() {
+        if block.is_some()
+            || line.trim().is_empty()
+            || line.starts_with('#')
+            || line.starts_with("```")
+        {
+            spans.extend(paragraph.split('`').skip(1).step_by(2).map(str::to_string));
+            paragraph.clear();
+        }
+        if let Some(fence) = line.strip_prefix("```") {
+            match block.take() {
+                Some(b) => blocks.push(b),
+                None => {
+                    block = Some(Block {
+                        section,
+                        language: fence.to_string(),
+                        lines: Vec::new(),
+                    })
+                }
+            }
+        } else if let Some(b) = &mut block {
+            b.lines.push(line.to_string());
+        } else {
+            if let Some(heading) = line.strip_prefix("## ") {
+                section = heading
+                    .split('.')
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+            }
+            // A table row is a paragraph of its own.
+            if line.starts_with('|') {
+                spans.extend(line.split('`').skip(1).step_by(2).map(str::to_string));
+            } else {
+                paragraph.push_str(line.trim());
+                paragraph.push(' ');
+            }
+        }
+    }
+    spans.extend(paragraph.split('`').skip(1).step_by(2).map(str::to_string));
+    assert!(block.is_none(), "a code block is not closed");
+    (blocks, spans)
+}
+
+/// Whether `text` is wholly one production of the grammar.
+fn whole<'a, O>(parser: impl Fn(&'a [u8]) -> grammar::Parsed<'a, O>, text: &'a str) -> bool {
+    matches!(parser(text.as_bytes()), Ok(([], _)))
+}
+
+use kabir::notation::grammar::{self, TypedPawns};
+
+/// Either pawn convention: Shatranj's `P`, or Tamerlane's typed pawns (`PR`, `pk`).
+const PAWNS: [TypedPawns; 2] = [TypedPawns::NONE, TypedPawns::NONE.with(b'P')];
+
+fn is_position(text: &str) -> bool {
+    PAWNS.into_iter().any(|p| whole(grammar::position(p), text))
+}
+
+fn is_move(text: &str) -> bool {
+    grammar::read_move(text.as_bytes()).is_ok() && whole(grammar::r#move, text)
+}
+
+/// Whether a code span is an example of the grammar of moves and position strings: a whole
+/// move or position string, or one of their parts (a piece, a square, a promotion, one of the
+/// `ranks` of the spec's position strings...).
+fn is_example(text: &str, ranks: &[&str]) -> bool {
+    is_move(text)
+        || is_position(text)
+        || PAWNS.into_iter().any(|p| {
+            whole(grammar::cell_piece(p), text)
+                || (ranks.contains(&text) && whole(grammar::rank_cells(p), text))
+        })
+        || whole(grammar::place, text)
+        || whole(grammar::promotion, text)
+        || whole(grammar::waiting, text)
+        || whole(grammar::waiting_order, text)
+        || whole(grammar::glyph, text)
+        || whole(grammar::check, text)
+        || whole(grammar::state, text)
+        || whole(grammar::number0, text)
+        || text
+            .strip_prefix("[FEN \"")
+            .and_then(|t| t.strip_suffix("\"]"))
+            .is_some_and(is_position)
+        || is_game_text(text)
+}
+
+/// Whether `text` is a tag pair, one element of movetext or a result, or movetext.
+fn is_game_text(text: &str) -> bool {
+    whole(grammar::tag_pair, text)
+        || whole(grammar::element, text)
+        || whole(grammar::result, text)
+        || whole(grammar::movetext, text)
+}
+
+/// The code spans of the spec that are not examples of the grammar: names, words, kinds of
+/// diagnostic, and a few things that the grammar does not read on purpose. Each must occur in
+/// the spec and must not read as a move (a few read as other productions, such as `0000` as a
+/// number).
+#[rustfmt::skip]
+const NOT_EXAMPLES: &[&str] = &[
+    // Bytes, characters and files.
+    "LF", "CR", "CRLF", "\\n", "\\r", "\\r\\n", "EF BB BF", "file:line:column", "line:column",
+    "docs/VALIDATE.md", "docs/RULES.md", "src/variants/defs/*.toml", "A-Z a-z 0-9 _",
+    "_ + # = : -", "\"", "\\", "\\\"", "\\\\", "[", "]", "{", "}", "(", ")", "$", "%", "'", ",",
+    "/", ":", "=", "_", "@", "|", "(* *)", "[ ]", "{ }", "? ?", "--variant", "--variant NAME",
+    // The grammar's own names.
+    "kabir::notation::grammar", "move", "r#move", "blank", "eol", "bom",
+    // Tags and their values.
+    "Event", "Site", "Date", "Round",
+    "White", "Black", "Result", "Variant", "SetUp", "FEN", "Termination",
+    "Event Site Date Round White Black Result", "Variant SetUp FEN Termination", "Standard",
+    "chess", "shatranj", "classic shatranj", "chatrang", "knavish-shatranj", "knavish shatranj",
+    "knavish", "knavishshatranj", "Knavish Shatranj", "KNAVISH_SHATRANJ", "tamerlane",
+    "tamerlane chess", "shatranj al-kabir", "shatranj al kabir", "timur", "timur's chess",
+    "great chess", "grand-shatranj-nw", "tamerlane-greenwood-1", "tamerlane-greenwood-5", "id",
+    "name", "aliases", "abandoned", "adjudication", "death", "emergency", "normal",
+    "rules infraction", "time forfeit", "unterminated",
+    "unknown variant \"Standard\"; known variants: knavish-shatranj, shatranj, tamerlane",
+    // Movetext: placeholders, and a result cut short (`BadResult`).
+    "N.", "N...", "1/2",
+    // Fields, words and kinds of diagnostic.
+    "board", "side", "state", "ep", "halfmove", "fullmove", "validate", "max_count",
+    "bare king", "move-after-end", "missing-variant", "result-mismatch", "result-contradicts",
+    "illegal move", "ambiguous move", "missing check mark", "wrong check mark",
+    "UnexpectedChar", "InvalidUtf8", "BadTagName", "BadTagValue", "UnterminatedTagValue",
+    "UnterminatedTag", "TagInMovetext", "BadMove", "BadMoveNumber", "BadNag", "BadResult",
+    "UnterminatedComment", "UnterminatedVariation", "UnmatchedVariationEnd", "ResultInMovetext",
+    "TooManyErrors", "MissingResult", "MoveNumberOutOfOrder", "ResultMismatch", "DuplicateTag",
+    "duplicate-tag", "moves-after-draw", "termination", "end_ply",
+    // Commands and files.
+    "cat a.pgn b.pgn", "kabir validate", "kabir validate --format json",
+    "validate --format json", "--fix", "DECISIONS.md", "benches/hostile.sh",
+    "docs/RELIABILITY.md",
+    // Moves the spec gives as not moves (section 9.1, 6.12 and 12), and parts of moves that
+    // are no production alone.
+    "Nz9", "e8=", "O-O", "O-O-O", "0-0", "0-0-0", "--", "Z0", "0000", "@@@@", "P@e5", "K:",
+];
+
+#[test]
+fn every_code_span_of_the_spec_is_read_by_the_grammar() {
+    let mut unread = Vec::new();
+    let mut read = 0;
+    let mut seen = std::collections::HashSet::new();
+    let (_, readme) = code(&spec("README.md"));
+    let ranks: Vec<&str> = readme
+        .iter()
+        .filter(|span| is_position(span))
+        .flat_map(|fen| fen.split(' ').next().unwrap_or_default().split('/'))
+        .collect();
+    for name in ["README.md", "DECISIONS.md"] {
+        let (_, spans) = code(&spec(name));
+        for span in spans {
+            seen.insert(span.clone());
+            if is_example(&span, &ranks) {
+                read += 1;
+            } else if !NOT_EXAMPLES.contains(&span.as_str()) {
+                unread.push(span);
+            }
+        }
+    }
+    assert!(unread.is_empty(), "not read by the grammar: {unread:?}");
+    let absent: Vec<_> = NOT_EXAMPLES
+        .iter()
+        .filter(|s| !seen.contains(**s))
+        .collect();
+    assert!(absent.is_empty(), "not in the spec: {absent:?}");
+    for span in NOT_EXAMPLES {
+        assert!(!is_move(span), "{span:?} is a move");
+    }
+    assert!(read > 150, "{read} examples");
+}
+
+#[test]
+fn every_code_block_of_the_spec_is_read_by_the_grammar() {
+    let (blocks, _) = code(&spec("README.md"));
+    let (mut moves, mut positions, mut tags, mut games) = (0, 0, 0, 0);
+    for block in &blocks {
+        let lines = block.lines.iter().filter(|l| !l.trim().is_empty());
+        match (block.section, block.language.as_str()) {
+            // The grammar itself; the layout of a file (1.2), a message (9.2).
+            (10, "ebnf") | (1 | 9, _) => {}
+            // A tag pair.
+            (2, _) => {
+                for line in lines {
+                    assert!(whole(grammar::tag_pair, line), "{line:?}");
+                    tags += 1;
+                }
+            }
+            // Position strings, one a line, after the list of their fields.
+            (3, _) => {
+                for line in lines.filter(|l| *l != "board side state ep halfmove fullmove") {
+                    assert!(is_position(line), "{line:?}");
+                    positions += 1;
+                }
+            }
+            // A move and what it does (on as many lines as it takes).
+            (6, _) => {
+                for line in lines.filter(|l| !l.starts_with(' ')) {
+                    let token = line.split_whitespace().next().unwrap_or_default();
+                    assert!(is_move(token), "{token:?} in {line:?}");
+                    moves += 1;
+                }
+            }
+            // Games: tag pairs, then movetext with comments and variations, and on the
+            // fragments, what a line shows after two spaces or more.
+            (11, _) => {
+                // A whole game or tag section is read by the grammar as one game; the
+                // fragments of movetext, each line up to what it shows, as movetext.
+                let notes = block.lines.iter().any(|l| l.contains("  "));
+                if notes {
+                    for line in block.lines.iter().filter(|l| !l.starts_with(' ')) {
+                        let movetext = line.split("  ").next().unwrap_or_default();
+                        assert!(whole(grammar::movetext, movetext), "{movetext:?}");
+                    }
+                } else {
+                    let text = block.lines.join("\n");
+                    match grammar::games(text.as_bytes()) {
+                        Ok(([], read)) => {
+                            assert_eq!(read.len(), 1, "{text}");
+                            tags += read[0].tags.len();
+                            games += 1;
+                        }
+                        _ => panic!("not read as games: {text}"),
+                    }
+                }
+                for line in lines {
+                    if let Some(value) = line.strip_prefix("[FEN \"") {
+                        let fen = value.trim_end_matches("\"]");
+                        assert!(is_position(fen), "{fen:?}");
+                        positions += 1;
+                        continue;
+                    }
+                    if line.starts_with('[') || line.starts_with(' ') {
+                        continue;
+                    }
+                    let movetext = line.split("  ").next().unwrap_or_default();
+                    let mut in_comment = false;
+                    for token in movetext.split_whitespace() {
+                        let was = in_comment;
+                        in_comment =
+                            (in_comment || token.starts_with('{')) && !token.ends_with('}');
+                        let token = token.trim_matches(|c| c == '(' || c == ')');
+                        let number = token
+                            .trim_end_matches('.')
+                            .bytes()
+                            .all(|b| b.is_ascii_digit());
+                        let result = ["1-0", "0-1", "1/2-1/2", "*"].contains(&token);
+                        if was || token.starts_with('{') || number || result {
+                            continue;
+                        }
+                        assert!(is_move(token), "{token:?} in {line:?}");
+                        moves += 1;
+                    }
+                }
+            }
+            (section, language) => panic!("a code block in section {section} ({language:?})"),
+        }
+    }
+    assert!(
+        moves >= 30 && positions >= 3 && tags >= 15 && games >= 2,
+        "{moves} moves, {positions} positions, {tags} tag pairs, {games} games"
+    );
+}

@@ -351,3 +351,92 @@ fn a_broken_game_does_not_hide_the_next() {
     assert_eq!(games[1].number, 2);
     assert_eq!(games[1].tag("Event").as_deref(), Some("2"));
 }
+
+/// Every reason a token is not a move, each with its place (the token's first character) and
+/// the message a reader is shown; the forms come from every part of the move grammar, one part
+/// wrong at a time, and a few with several parts wrong.
+#[test]
+fn every_reason_a_token_is_not_a_move() {
+    // Line 2: `1. ` puts the first token at column 4; each later token is 1 column past the
+    // end of the one before it.
+    let tokens = [
+        ("Nz9", SanError::MissingDestination),
+        ("e4x", SanError::MissingDestination),
+        ("e17", SanError::MissingDestination),
+        ("q1", SanError::MissingDestination),
+        ("e4!!!", SanError::MissingDestination),
+        ("e4++", SanError::MissingDestination),
+        ("exd8q", SanError::MissingDestination),
+        ("KbcQ", SanError::MissingDestination),
+        ("e8=", SanError::BadPromotion),
+        ("e8=1", SanError::BadPromotion),
+        ("e8==Q", SanError::BadPromotion),
+        ("Nf3=Q=R", SanError::BadPromotion),
+        ("Ng1g2f3", SanError::BadOrigin),
+        ("NNf3", SanError::BadOrigin),
+        ("R17a3", SanError::BadOrigin),
+        ("Nwc3", SanError::BadOrigin),
+        ("N-f3", SanError::DashWithoutOrigin),
+        ("Nx-f3", SanError::BadOrigin),
+        ("PP", SanError::BadPawnOfPawns),
+        ("PPwc", SanError::BadPawnOfPawns),
+        ("PPe5=Q", SanError::BadPawnOfPawns),
+        ("K:", SanError::BadSwap),
+        ("K:xe2", SanError::BadSwap),
+        ("K:d9R", SanError::BadSwap),
+        ("K:d9=1", SanError::BadPromotion),
+        ("K:x=1", SanError::BadPromotion),
+        ("Exe2_", SanError::BadWaitingPromotion),
+        ("Exe2_c10", SanError::BadWaitingPromotion),
+        ("Nz9_c10", SanError::BadWaitingPromotion),
+        ("N_e4_c10=E", SanError::BadOrigin),
+        ("O-O", SanError::Castling),
+        ("O-O-O+", SanError::Castling),
+        ("Z0", SanError::NullMove),
+    ];
+    let mut text = String::from("[Variant \"Tamerlane\"]\n\n1. ");
+    let mut expected = Vec::new();
+    let mut column = 4;
+    for (token, reason) in tokens {
+        expected.push((DiagnosticKind::BadMove(reason), 3, column));
+        text.push_str(token);
+        text.push(' ');
+        column += token.chars().count() as u32 + 1;
+    }
+    text.push('*');
+    let games = read(text.as_bytes());
+    assert_eq!(games.len(), 1);
+    let errors: Vec<_> = diagnostics(&games[0])
+        .into_iter()
+        .filter(|(kind, _, _)| matches!(kind, DiagnosticKind::BadMove(_)))
+        .collect();
+    assert_eq!(errors, expected);
+    let messages: Vec<String> = games[0]
+        .diagnostics
+        .iter()
+        .filter(|d| matches!(d.kind, DiagnosticKind::BadMove(_)))
+        .map(|d| games[0].describe(d, "m.pgn").to_string())
+        .collect();
+    assert_eq!(
+        messages[0],
+        "m.pgn:3:4: error: expected a destination square or citadel at the end of the move, found \"Nz9\" (game 1)"
+    );
+    assert_eq!(
+        messages[12],
+        format!(
+            "m.pgn:3:{}: error: expected a piece letter, then an optional file, rank, square or citadel, then the destination, found \"Ng1g2f3\" (game 1)",
+            expected[12].2
+        )
+    );
+    assert!(messages[16].contains("expected a from-square before '-'"));
+    assert!(
+        messages[18]
+            .contains("expected a square after 'PP' (lift or relocation of the pawn of pawns)")
+    );
+    assert!(messages[21].contains("expected a square after 'K:' (king swap)"));
+    assert!(messages[26].contains(
+        "expected a square, '=' and a piece letter after '_' (the promotion of a waiting pawn)"
+    ));
+    assert!(messages[30].contains("castling does not exist in the Shatranj family"));
+    assert!(messages[32].contains("null moves are not allowed"));
+}

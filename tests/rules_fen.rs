@@ -275,3 +275,96 @@ fn impossible_positions() {
     // With two royals a side may stand in check: the same with a black prince on k10.
     pos(&v, "10s/12/11/11/11/11/11/k10/12/R4K5 w - - 0 1");
 }
+
+#[test]
+fn swap_fields_and_counters() {
+    let v = tamerlane();
+    let board = "5k5/12/11/11/11/11/11/11/12/5K5";
+    // The swap field starts at 35: "-K" is wrong at its first character, "KKx" at its second
+    // (a letter given twice comes before what follows it), "Kx" at the x.
+    err(
+        &v,
+        &format!("{board} w -K - 0 1"),
+        35,
+        "'-' in the swap field",
+    );
+    err(&v, &format!("{board} w KKx - 0 1"), 36, "'K' given twice");
+    err(
+        &v,
+        &format!("{board} w Kx - 0 1"),
+        36,
+        "'x' in the swap field",
+    );
+    err(&v, &format!("{board} w kk - 0 1"), 36, "'k' given twice");
+    // Either order of the letters, and an uppercase side to move, are read.
+    let p = Position::from_fen(&v, &format!("{board} W kK - 0 1")).unwrap();
+    assert_eq!(p.to_fen(), format!("{board} w Kk - 0 1"));
+    // Counters: a move number 0 reads as 1, leading zeros are read, and a clock too large
+    // for its field is refused where the field starts (39).
+    let p = Position::from_fen(&v, &format!("{board} b - - 007 0")).unwrap();
+    assert_eq!(p.to_fen(), format!("{board} b - - 7 1"));
+    err(
+        &v,
+        &format!("{board} w - - 99999999999 1"),
+        39,
+        "not a halfmove clock",
+    );
+    err(&v, &format!("{board} w - - 0 1x"), 41, "not a move number");
+    // The counters are digits only (`number0`): a sign is refused.
+    err(
+        &v,
+        &format!("{board} w - - +5 1"),
+        39,
+        "not a halfmove clock",
+    );
+    // Any blank space separates fields, a no-break space included.
+    let p = Position::from_fen(&v, &format!("{board}\tw\u{a0}-\n- 0  1")).unwrap();
+    assert_eq!(p.to_fen(), format!("{board} w - - 0 1"));
+}
+
+#[test]
+fn board_characters() {
+    let s = shatranj();
+    // "3é4": the "é" at 2. Columns count characters: the "!" after "é" on rank 1 is at 21,
+    // not at its byte offset.
+    err(&s, "3é4/8/8/8/8/8/8/3K3k w - - 0 1", 2, "unexpected 'é'");
+    err(&s, "3k4/8/8/8/8/8/8/3K3!k w - - 0 1", 20, "unexpected '!'");
+    // "3KX3" at 17-20: the unknown X at 19. A prime after a letter makes another letter
+    // ("4K'3": "K'" at 18).
+    err(
+        &s,
+        "3k4/8/8/8/8/8/8/3KX3 w - - 0 1",
+        19,
+        "unknown piece \"X\"",
+    );
+    err(
+        &s,
+        "3k4/8/8/8/8/8/8/4K'3 w - - 0 1",
+        18,
+        "unknown piece \"K'\"",
+    );
+    // A run too long for any board: too many cells, where the run starts.
+    err(
+        &s,
+        "3k4/8/8/8/8/8/8/99999999999999999999999 w - - 0 1",
+        17,
+        "too many cells",
+    );
+    let v = tamerlane();
+    // A typed pawn's letter at the end of a rank: "5k5/" 1-4, "12/" 5-7, five "11/" 8-22,
+    // "10P" with the P at 25, before the "/".
+    err(
+        &v,
+        "5k5/12/11/11/11/11/11/10P/12/5K5 w - - 0 1",
+        25,
+        "second letter",
+    );
+    // Cells before a stray character are checked first: too many cells at 1 ("12" on
+    // rank 10 before the "!").
+    err(
+        &v,
+        "12!/12/11/11/11/11/11/11/12/5K5 w - - 0 1",
+        1,
+        "too many cells",
+    );
+}

@@ -334,3 +334,28 @@ fn the_waiting_order_example_of_the_notation_spec() {
     let e = Position::from_fen(&v, &text.replace("c10,a10", "c10,e8")).unwrap_err();
     assert!(e.to_string().contains("e8"), "{e}");
 }
+
+#[test]
+fn a_wrong_waiting_order_is_reported_at_the_name() {
+    let v = gs();
+    let board = "P1P6e/10/4k5/10/10/10/10/10/1BAJKMHON1/E8L w - - 0 60 ";
+    // Each case: the seventh field, the offset in it of the name at fault, the message.
+    for (order, at, says) in [
+        ("c10,", 4, "\"\" in the waiting order is not a square"),
+        (",a10", 0, "\"\" in the waiting order is not a square"),
+        (
+            "c10x,a10",
+            0,
+            "\"c10x\" in the waiting order is not a square",
+        ),
+        ("c10,k11", 4, "\"k11\" in the waiting order is not a square"),
+        ("c10,e8,zz", 4, "names e8, where no pawn waits"),
+        ("c10,c10", 4, "c10 is named twice"),
+        ("a10,c10,a10", 8, "a10 is named twice"),
+    ] {
+        let text = format!("{board}{order}");
+        let e = Position::from_fen(&v, &text).unwrap_err();
+        assert_eq!(e.column, board.len() + at + 1, "{text}: {e}");
+        assert!(e.message.contains(says), "{text}: {e}");
+    }
+}

@@ -10,18 +10,27 @@
 //! character (after spaces) is `[`; or at the end of the input. A comment `{` left open ends
 //! early at a line that holds only tag pairs, so one missing `}` does not swallow the games
 //! after it.
+//!
+//! What each element is, the notation's grammar says ([`grammar`], section 10 of the spec in
+//! nom): the reader finds where an element ends, as the input streams in, and reads it with
+//! its production (a tag pair with [`grammar::tag_pair`], a move with [`grammar::r#move`], a
+//! NAG, a move number, a result...). Two hand-written fast lanes read the common forms
+//! without it: tag pairs such as `[Event "x"]` (`plain_tag_pair`) and the movetext loop of
+//! blanks, move numbers and short moves (`Reader::fast_movetext`, with
+//! [`PackedShort`]); anything else they leave to the productions. Tests hold the reader to
+//! [`grammar::games`] on random and mutated games: the same games, tags and tokens, and no
+//! error exactly where the grammar reads the input.
 use std::io::{self, BufRead};
 
-use nom::{
-    IResult, Parser,
-    bytes::complete::{tag, take_while, take_while1},
-};
+use nom::{Parser, multi::many0_count};
 use thiserror::Error;
 
 use super::game::{Diagnostic, DiagnosticKind, RawGame, Tag, Token, TokenKind};
+use super::grammar::{self, is_blank};
 use super::san::{PackedShort, SanPlus};
 use super::span::Span;
 use super::tags::{self, GameResult};
+use crate::rules::fen::grammar::whole;
 
 /// An I/O error while reading; the reader stops after it.
 #[derive(Debug, Error)]
@@ -92,14 +101,12 @@ enum CommentEnd {
     TagLine(usize),
 }
 
-/// Bytes that may appear in a move token: PGN symbol characters and glyph characters.
+/// Bytes that may appear in a move token ([`grammar::is_symbol`]), as a table.
 const fn symbol_table() -> [bool; 256] {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric()
-            || matches!(c, b'_' | b'+' | b'#' | b'=' | b':' | b'-' | b'!' | b'?');
+        table[b] = grammar::is_symbol(b as u8);
         b += 1;
     }
     table
@@ -131,24 +138,6 @@ fn is_tag_name(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-#[inline]
-fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
-}
-
-/// The value of a run of ASCII digits, if it is from 1 to `u32::MAX`.
-#[inline]
-fn parse_number(digits: &[u8]) -> Option<u32> {
-    let mut n: u32 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n = n.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
-    }
-    (n > 0).then_some(n)
-}
-
 /// How a tag pair at the start of a slice failed, and where (an index into the slice).
 #[derive(Debug, PartialEq, Eq)]
 struct TagFailure {
@@ -164,8 +153,11 @@ struct TagParts {
     len: usize,
 }
 
-fn blanks(input: &[u8]) -> IResult<&[u8], &[u8]> {
-    take_while(is_blank).parse(input)
+/// `input` after the blanks it starts with.
+fn blanks(input: &[u8]) -> &[u8] {
+    many0_count(grammar::blank)
+        .parse(input)
+        .map_or(input, |(rest, _)| rest)
 }
 
 /// The common form of a tag pair at the start of `line`, read in one pass: `[Name "value"]`
@@ -194,69 +186,50 @@ fn plain_tag_pair(line: &[u8]) -> Option<TagParts> {
     })
 }
 
-/// Reads one tag pair `[Name "value"]` at the start of `line` (which holds no line end).
+/// Reads one tag pair `[Name "value"]` at the start of `line` (which holds no line end) with
+/// [`grammar::tag_pair`]; where it is not one, says where and why.
 fn tag_pair(line: &[u8]) -> Result<TagParts, TagFailure> {
-    let at = |rest: &[u8]| line.len() - rest.len();
-    let fail = |kind, rest: &[u8]| TagFailure { kind, at: at(rest) };
-    let Ok((rest, _)) = (tag(&b"["[..]), blanks).parse(line) else {
-        return Err(fail(DiagnosticKind::BadTagName, line));
-    };
-    let Ok((after_name, name)) = take_while1::<_, _, ()>(is_tag_name).parse(rest) else {
-        return Err(fail(DiagnosticKind::BadTagName, rest));
-    };
-    let name_start = at(rest);
-    let name = (name_start, name_start + name.len());
-    let Ok((rest, _)) = (blanks, tag(&b"\""[..])).parse(after_name) else {
-        return Err(fail(
-            DiagnosticKind::BadTagValue,
-            blanks(after_name).map_or(after_name, |r| r.0),
-        ));
-    };
-    let value_start = at(rest);
-    let mut i = 0;
-    let value_end = loop {
-        match rest.get(i) {
-            None => {
-                // At the end of the line.
-                return Err(fail(DiagnosticKind::UnterminatedTagValue, &[]));
-            }
-            Some(b'\\') => i += 2,
-            Some(b'"') => break value_start + i,
-            Some(_) => i += 1,
-        }
-    };
-    let after_value = line.get(value_end + 1..).unwrap_or(&[]);
-    match (blanks, tag(&b"]"[..])).parse(after_value) {
-        Ok((rest, _)) => Ok(TagParts {
-            name,
-            value: (value_start, value_end),
-            len: at(rest),
+    let at = |part: &[u8]| part.as_ptr() as usize - line.as_ptr() as usize;
+    match grammar::tag_pair(line) {
+        Ok((_, pair)) => Ok(TagParts {
+            name: (at(pair.name), at(pair.name) + pair.name.len()),
+            value: (at(pair.value), at(pair.value) + pair.value.len()),
+            len: pair.text.len(),
         }),
-        Err(_) => Err(fail(
-            DiagnosticKind::UnterminatedTag,
-            blanks(after_value).map_or(after_value, |r| r.0),
-        )),
+        Err(_) => Err(tag_failure(line)),
     }
 }
 
-/// Whether `line` holds only tag pairs (and blanks): the start of a game.
+/// Why `line`, which [`grammar::tag_pair`] does not read, starts with no tag pair: its parts
+/// read one after the other, the first that is missing named, at the place it should be.
+fn tag_failure(line: &[u8]) -> TagFailure {
+    let fail = |kind, rest: &[u8]| TagFailure {
+        kind,
+        at: line.len() - rest.len(),
+    };
+    let Some(rest) = line.strip_prefix(b"[") else {
+        return fail(DiagnosticKind::BadTagName, line);
+    };
+    let rest = blanks(rest);
+    let Ok((after_name, _)) = grammar::tag_name(rest) else {
+        return fail(DiagnosticKind::BadTagName, rest);
+    };
+    let rest = blanks(after_name);
+    let Some(value) = rest.strip_prefix(b"\"") else {
+        return fail(DiagnosticKind::BadTagValue, rest);
+    };
+    let after_value = grammar::tag_value(value).map_or(value, |(rest, _)| rest);
+    let Some(after) = after_value.strip_prefix(b"\"") else {
+        // The line ends in the value (`line` holds no line end).
+        return fail(DiagnosticKind::UnterminatedTagValue, &[]);
+    };
+    fail(DiagnosticKind::UnterminatedTag, blanks(after))
+}
+
+/// Whether `line` (without its line end) holds only tag pairs and blanks
+/// ([`grammar::tag_line`]): the start of a game.
 fn is_tag_line(line: &[u8]) -> bool {
-    let mut rest = line;
-    let mut any = false;
-    loop {
-        let skipped = rest.iter().take_while(|&&b| is_blank(b)).count();
-        rest = rest.get(skipped..).unwrap_or(&[]);
-        if rest.is_empty() {
-            return any;
-        }
-        match tag_pair(rest) {
-            Ok(parts) => {
-                any = true;
-                rest = rest.get(parts.len..).unwrap_or(&[]);
-            }
-            Err(_) => return false,
-        }
-    }
+    grammar::tag_line(line).is_ok_and(|(rest, _)| rest.is_empty())
 }
 
 /// Warns of each tag whose name an earlier tag of the game has, in time linear in the number
@@ -786,7 +759,8 @@ impl<R: BufRead> Reader<R> {
                 }
                 b'%' if line_begin => {
                     let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
-                    if !skipping {
+                    let line = self.buf.get(i..eol).unwrap_or(&[]);
+                    if !skipping && whole(grammar::escape_line, line).is_some() {
                         self.push(game, TokenKind::Escape, i, eol);
                     }
                     i = eol;
@@ -822,7 +796,8 @@ impl<R: BufRead> Reader<R> {
                 b';' => {
                     let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
                     self.check_utf8(game, i, eol);
-                    if !skipping {
+                    let line = self.buf.get(i..eol).unwrap_or(&[]);
+                    if !skipping && whole(grammar::line_comment, line).is_some() {
                         self.push(game, TokenKind::LineComment, i, eol);
                     }
                     i = eol;
@@ -858,11 +833,7 @@ impl<R: BufRead> Reader<R> {
                 }
                 b'$' => {
                     let stop = self.find(i + 1, |b| !b.is_ascii_digit())?;
-                    let nag = self
-                        .buf
-                        .get(i + 1..stop)
-                        .and_then(|d| std::str::from_utf8(d).ok())
-                        .and_then(|d| d.parse::<u8>().ok());
+                    let nag = self.buf.get(i..stop).and_then(|t| whole(grammar::nag, t));
                     match nag {
                         Some(n) if !skipping => self.push(game, TokenKind::Nag(n), i, stop),
                         Some(_) => {}
@@ -871,7 +842,12 @@ impl<R: BufRead> Reader<R> {
                     i = stop.max(i + 1);
                 }
                 b'*' => {
-                    i = self.result(game, GameResult::Unknown, i, i + 1, &mut result, skipping);
+                    let value = self
+                        .buf
+                        .get(i..i + 1)
+                        .and_then(|t| whole(grammar::result, t));
+                    let value = value.unwrap_or(GameResult::Unknown);
+                    i = self.result(game, value, i, i + 1, &mut result, skipping);
                 }
                 b'0'..=b'9' => {
                     i = self.number(game, i, &mut result, skipping)?;
@@ -879,7 +855,8 @@ impl<R: BufRead> Reader<R> {
                 b'.' => {
                     // Dots apart from their number (`1. ... e5`): they only say who moves.
                     let stop = self.find(i, |b| b != b'.')?;
-                    if stop - i >= 3
+                    let dots = self.buf.get(i..stop).and_then(|t| whole(grammar::dots, t));
+                    if dots.is_some_and(|n| n >= 3)
                         && let Some(Token {
                             kind: TokenKind::MoveNumber { black, .. },
                             ..
@@ -1285,25 +1262,26 @@ impl<R: BufRead> Reader<R> {
         let digits = self.find(i, |b| !b.is_ascii_digit())?;
         if self.peek(digits)? == Some(b'.') {
             let stop = self.find(digits, |b| b != b'.')?;
-            let number = self.buf.get(i..digits).and_then(parse_number);
-            let Some(number) = number else {
+            let number = self
+                .buf
+                .get(i..stop)
+                .and_then(|t| whole(grammar::move_number, t));
+            let Some((number, black)) = number else {
                 self.report(game, DiagnosticKind::BadMoveNumber, i, digits);
                 return Ok(stop);
             };
-            let black = stop - digits >= 3;
             self.move_number(game, number, black, i, stop, skipping);
             return Ok(stop);
         }
         let stop = self.find(i, |b| !(is_symbol(b) || b == b'/'))?;
         let text = self.buf.get(i..stop).unwrap_or(&[]);
-        if let Some(value) = GameResult::from_ascii(text) {
+        if let Some(value) = whole(grammar::result, text) {
             return Ok(self.result(game, value, i, stop, result, skipping));
         }
         if stop == digits {
             // A move number without its dot.
-            let number = parse_number(text);
-            match number {
-                Some(n) => self.move_number(game, n, false, i, stop, skipping),
+            match whole(grammar::move_number, text) {
+                Some((n, _)) => self.move_number(game, n, false, i, stop, skipping),
                 None => self.report(game, DiagnosticKind::BadMoveNumber, i, stop),
             }
             return Ok(stop);
@@ -1484,12 +1462,14 @@ mod tests {
 
     #[test]
     fn numbers() {
-        assert_eq!(parse_number(b"12"), Some(12));
-        assert_eq!(parse_number(b"4294967295"), Some(u32::MAX));
-        assert_eq!(parse_number(b"4294967296"), None);
-        assert_eq!(parse_number(b"0"), None);
-        assert_eq!(parse_number(b""), None);
-        assert_eq!(parse_number(b"1a"), None);
+        let number = |t: &[u8]| whole(grammar::move_number, t).map(|(n, _)| n);
+        assert_eq!(number(b"12"), Some(12));
+        assert_eq!(number(b"4294967295"), Some(u32::MAX));
+        assert_eq!(number(b"4294967296"), None);
+        assert_eq!(number(b"0"), None);
+        assert_eq!(number(b""), None);
+        assert_eq!(number(b"1a"), None);
+        assert_eq!(whole(grammar::move_number, b"007..."), Some((7, true)));
     }
 
     #[test]

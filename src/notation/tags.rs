@@ -1,6 +1,8 @@
 //! Tag pairs: the names kabir knows, game results and the canonical order of tags.
 use std::fmt;
 
+use super::grammar;
+
 /// `Event`
 pub const EVENT: &str = "Event";
 /// `Site`
@@ -88,15 +90,9 @@ impl GameResult {
         }
     }
 
-    /// Reads `1-0`, `0-1`, `1/2-1/2` or `*`.
+    /// Reads the whole of `text` as `1-0`, `0-1`, `1/2-1/2` or `*` ([`grammar::result`]).
     pub fn from_ascii(text: &[u8]) -> Option<GameResult> {
-        match text {
-            b"1-0" => Some(GameResult::WhiteWins),
-            b"0-1" => Some(GameResult::BlackWins),
-            b"1/2-1/2" => Some(GameResult::Draw),
-            b"*" => Some(GameResult::Unknown),
-            _ => None,
-        }
+        crate::rules::fen::grammar::whole(grammar::result, text)
     }
 }
 

@@ -1,7 +1,9 @@
 //! Position strings: FEN extended for typed pawns, primes and citadels.
 //!
 //! Six fields: `board side swaps ep halfmove fullmove`. See `notation-spec/` for the format;
-//! for shatranj it is Fairy-Stockfish's FEN exactly.
+//! for shatranj it is Fairy-Stockfish's FEN exactly. The syntax is [`grammar`], one parser per
+//! production of the spec's grammar; this module reads a position string with it and checks
+//! the position against the variant.
 
 use std::sync::Arc;
 
@@ -9,6 +11,10 @@ use super::color::Color;
 use super::position::Position;
 use super::square::Square;
 use super::variant::{Piece, Variant};
+
+pub(crate) mod grammar;
+
+use grammar::{Cell, TypedPawns, board, just, square, whole, ws};
 
 /// Why a position string was refused. `column` is the 1-based character position in the string
 /// where the problem was found.
@@ -41,22 +47,13 @@ fn bad(column: usize, message: impl Into<String>) -> FenError {
 
 impl Position {
     /// Reads a position string and checks the position it describes.
+    ///
+    /// The fields are read one at a time, each with its production of the grammar
+    /// ([`grammar`]), and checked against the variant before the next is read, so that the
+    /// first problem in the string is the one reported. Two things are checked before any
+    /// field's content: the number of fields, and the number of ranks on the board.
     pub fn from_fen(variant: &Arc<Variant>, text: &str) -> Result<Position, FenError> {
-        let mut fields = Vec::new();
-        let mut start = None;
-        for (i, ch) in text
-            .char_indices()
-            .chain(std::iter::once((text.len(), ' ')))
-        {
-            match (ch.is_whitespace(), start) {
-                (false, None) => start = Some(i),
-                (true, Some(s)) => {
-                    fields.push((s, &text[s..i]));
-                    start = None;
-                }
-                _ => {}
-            }
-        }
+        let fields = fields(text);
         let col = |byte: usize| text[..byte.min(text.len())].chars().count() + 1;
         let Some(&(board_at, board)) = fields.first() else {
             return Err(bad(1, "the position string is empty"));
@@ -85,47 +82,17 @@ impl Position {
                 "the side to move is missing (expected `w` or `b`)",
             )
         })?;
-        pos.turn = match side {
-            "w" | "W" => Color::White,
-            "b" | "B" => Color::Black,
-            _ => {
-                return Err(bad(
-                    col(side_at),
-                    format!("side to move {side:?}; expected `w` or `b`"),
-                ));
-            }
-        };
-        if let Some(&(at, swaps)) = fields.get(2)
-            && swaps != "-"
-        {
-            if variant.rules().king_swap.is_none() {
-                return Err(bad(
-                    col(at),
-                    format!(
-                        "{swaps:?}: {} has no king swap or castling; expected `-`",
-                        variant.name()
-                    ),
-                ));
-            }
-            for (i, ch) in swaps.char_indices() {
-                let c = match ch {
-                    'K' => Color::White,
-                    'k' => Color::Black,
-                    _ => {
-                        return Err(bad(
-                            col(at + i),
-                            format!("{ch:?} in the swap field; expected `K`, `k` or `-`"),
-                        ));
-                    }
-                };
-                if pos.swap[c.index()] {
-                    return Err(bad(col(at + i), format!("{ch:?} given twice")));
-                }
-                pos.swap[c.index()] = true;
-            }
+        pos.turn = whole(grammar::side, side.as_bytes()).ok_or_else(|| {
+            bad(
+                col(side_at),
+                format!("side to move {side:?}; expected `w` or `b`"),
+            )
+        })?;
+        if let Some(&(at, rights)) = fields.get(2) {
+            read_swap_rights(&mut pos, rights, |i| col(at + i))?;
         }
         if let Some(&(at, ep)) = fields.get(3)
-            && ep != "-"
+            && whole(just(b'-'), ep.as_bytes()).is_none()
         {
             return Err(bad(
                 col(at),
@@ -134,19 +101,21 @@ impl Position {
         }
         for (n, default) in [(4usize, 0u32), (5, 1)] {
             let value = match fields.get(n) {
-                Some(&(at, s)) => s.parse::<u32>().map_err(|_| {
-                    bad(
-                        col(at),
-                        format!(
-                            "{s:?} is not a {}",
-                            if n == 4 {
-                                "halfmove clock"
-                            } else {
-                                "move number"
-                            }
-                        ),
-                    )
-                })?,
+                Some(&(at, s)) => whole(grammar::number0, s.as_bytes())
+                    .and_then(grammar::value_of)
+                    .ok_or_else(|| {
+                        bad(
+                            col(at),
+                            format!(
+                                "{s:?} is not a {}",
+                                if n == 4 {
+                                    "halfmove clock"
+                                } else {
+                                    "move number"
+                                }
+                            ),
+                        )
+                    })?,
                 None => default,
             };
             if n == 4 {
@@ -349,8 +318,72 @@ impl Position {
     }
 }
 
+/// The fields of a position string and the byte offset of each: what blank space ([`ws`])
+/// separates.
+fn fields(text: &str) -> Vec<(usize, &str)> {
+    let mut fields = Vec::new();
+    let mut rest = text.as_bytes();
+    loop {
+        if let Ok((after, _)) = ws(rest) {
+            rest = after;
+        }
+        if rest.is_empty() {
+            return fields;
+        }
+        let at = text.len() - rest.len();
+        let len = (0..rest.len())
+            .find(|&i| ws(&rest[i..]).is_ok())
+            .unwrap_or(rest.len());
+        fields.push((at, &text[at..at + len]));
+        rest = &rest[len..];
+    }
+}
+
+/// Reads the swap field (`state`): `-`, or the letter of each side that still has its swap.
+fn read_swap_rights(
+    pos: &mut Position,
+    field: &str,
+    col: impl Fn(usize) -> usize,
+) -> Result<(), FenError> {
+    let bytes = field.as_bytes();
+    if whole(grammar::state, bytes) == Some(b"-") {
+        return Ok(());
+    }
+    if pos.variant.rules().king_swap.is_none() {
+        return Err(bad(
+            col(0),
+            format!(
+                "{field:?}: {} has no king swap or castling; expected `-`",
+                pos.variant.name()
+            ),
+        ));
+    }
+    // Anything else must be the sides' letters (`state`), each at most once: a letter given
+    // twice is reported where it stands, then where the letters stop, if not at the end.
+    let letters = match grammar::state(bytes) {
+        Ok((_, letters)) if letters != b"-" => letters.len(),
+        _ => 0,
+    };
+    for (i, &b) in bytes[..letters].iter().enumerate() {
+        let c = Color::from_white(b == b'K');
+        if pos.swap[c.index()] {
+            return Err(bad(col(i), format!("{:?} given twice", b as char)));
+        }
+        pos.swap[c.index()] = true;
+    }
+    match field[letters..].chars().next() {
+        Some(ch) => Err(bad(
+            col(letters),
+            format!("{ch:?} in the swap field; expected `K`, `k` or `-`"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Fills the waiting lines of a variant that promotes to lost pieces: first the squares of
-/// the seventh field, in its order, then any other waiting pawns from file `a` on.
+/// the seventh field (`waiting-order`), in its order, then any other waiting pawns from file
+/// `a` on. The field is read name by name (a [`square`] between commas), each checked before
+/// the next is read.
 fn read_waiting_order(
     pos: &mut Position,
     field: Option<(usize, &str)>,
@@ -363,12 +396,14 @@ fn read_waiting_order(
         for name in text.split(',') {
             let here = col(at + offset);
             offset += name.len() + 1;
-            let sq = g.parse(name).ok_or_else(|| {
-                bad(
-                    here,
-                    format!("{name:?} in the waiting order is not a square"),
-                )
-            })?;
+            let sq = whole(square, name.as_bytes())
+                .and_then(|c| g.main_square(c.file, c.rank))
+                .ok_or_else(|| {
+                    bad(
+                        here,
+                        format!("{name:?} in the waiting order is not a square"),
+                    )
+                })?;
             let Some(c) = Color::ALL
                 .into_iter()
                 .find(|c| waiting[c.index()].contains(sq))
@@ -405,51 +440,55 @@ fn c_letter(c: Color) -> char {
     }
 }
 
+/// The letters that start a two-letter piece name in the variant (its typed pawns).
+fn typed_pawns(variant: &Variant) -> TypedPawns {
+    variant
+        .kinds()
+        .iter()
+        .filter_map(|k| match k.symbol.as_bytes() {
+            [first, second, ..] if *second != b'\'' => Some(*first),
+            _ => None,
+        })
+        .fold(TypedPawns::NONE, TypedPawns::with)
+}
+
 /// Reads the board field into `pos`; returns, per square, the column of its piece's letter.
+///
+/// The number of ranks is checked first, by the separators, so that a board of the wrong
+/// shape is reported as such whatever its ranks hold. Then [`board`] reads the cells as far
+/// as the grammar goes, and they are placed rank by rank; where the grammar stopped is
+/// reported after the cells before it, in place of that rank's count of cells.
 fn read_board(
     pos: &mut Position,
-    board: &str,
+    field: &str,
     board_at: usize,
     col: &dyn Fn(usize) -> usize,
 ) -> Result<Vec<usize>, FenError> {
     let variant = pos.variant.clone();
     let g = variant.geometry();
-    let rows: Vec<(usize, &str)> = {
-        let mut v = Vec::new();
-        let mut s = 0;
-        for (i, ch) in board.char_indices() {
-            if ch == '/' {
-                v.push((s, &board[s..i]));
-                s = i + 1;
-            }
-        }
-        v.push((s, &board[s..]));
-        v
-    };
-    if rows.len() != g.ranks() as usize {
+    let ranks = field.bytes().filter(|&b| b == b'/').count() + 1;
+    if ranks != g.ranks() as usize {
         // Too many: the first rank too many; too few: the end of the board field.
-        let at = rows
-            .get(g.ranks() as usize)
-            .map_or(board.len(), |&(start, _)| start);
+        let at = field
+            .match_indices('/')
+            .nth(usize::from(g.ranks()).saturating_sub(1))
+            .map_or(field.len(), |(i, _)| i + 1);
         return Err(bad(
             col(board_at + at),
             format!(
-                "{} ranks in the board field; {} has {}",
-                rows.len(),
+                "{ranks} ranks in the board field; {} has {}",
                 variant.name(),
                 g.ranks()
             ),
         ));
     }
-    let two_letter = |first: u8| {
-        variant.kinds().iter().any(|k| {
-            k.symbol.len() >= 2
-                && k.symbol.as_bytes()[0] == first
-                && k.symbol.as_bytes()[1] != b'\''
-        })
-    };
+    let typed = typed_pawns(&variant);
+    let bytes = field.as_bytes();
+    let (rest, rows) = board(typed)(bytes).unwrap_or((bytes, Vec::new()));
+    let stop = bytes.len() - rest.len();
     let mut columns = vec![0; g.len()];
-    for (n, &(row_at, row)) in rows.iter().enumerate() {
+    let mut at = 0;
+    for (n, row) in rows.iter().enumerate() {
         let rank = g.ranks() as i8 - n as i8;
         let cells = g.row(rank);
         let describe = || {
@@ -468,94 +507,71 @@ fn read_board(
                 )
             }
         };
-        let bytes = row.as_bytes();
-        let mut i = 0;
         let mut cell = 0usize;
-        while i < bytes.len() {
-            let at = board_at + row_at + i;
-            let b = bytes[i];
-            if b.is_ascii_digit() {
-                let start = i;
-                while i < bytes.len() && bytes[i].is_ascii_digit() {
-                    i += 1;
-                }
-                let run: usize = row[start..i].parse().unwrap_or(usize::MAX);
-                if run == 0 || bytes[start] == b'0' {
-                    return Err(bad(col(at), "an empty run must be a number from 1 up"));
-                }
-                cell = cell.saturating_add(run);
-                if cell > cells.len() {
-                    return Err(bad(col(at), format!("too many cells: {}", describe())));
-                }
-                continue;
-            }
-            if !b.is_ascii_alphabetic() {
-                let ch = row[i..].chars().next().unwrap_or('?');
-                return Err(bad(
-                    col(at),
-                    format!("unexpected {ch:?} in the board field"),
-                ));
-            }
-            let white = b.is_ascii_uppercase();
-            let mut sym = String::new();
-            sym.push(b.to_ascii_uppercase() as char);
-            i += 1;
-            if two_letter(b.to_ascii_uppercase()) {
-                match bytes.get(i) {
-                    Some(&c) if c.is_ascii_alphabetic() && c.is_ascii_uppercase() == white => {
-                        sym.push(c.to_ascii_uppercase() as char);
-                        i += 1;
+        for &item in row {
+            let here = col(board_at + at);
+            match item {
+                Cell::Empty(digits) => {
+                    at += digits.len();
+                    let run = grammar::value_of(digits).map_or(usize::MAX, |v| v as usize);
+                    cell = cell.saturating_add(run);
+                    if cell > cells.len() {
+                        return Err(bad(here, format!("too many cells: {}", describe())));
                     }
-                    _ => {
+                }
+                Cell::Piece(text) => {
+                    at += text.len();
+                    let written = String::from_utf8_lossy(text);
+                    let symbol = written.to_ascii_uppercase();
+                    let Some(kind) = variant
+                        .kind_by_symbol(&symbol)
+                        .filter(|&k| variant.kind(k).symbol == symbol)
+                    else {
                         return Err(bad(
-                            col(at),
-                            format!(
-                                "{:?} must be followed by a second letter of the same case naming the pawn's type",
-                                b as char
-                            ),
+                            here,
+                            format!("unknown piece {written:?} for {}", variant.name()),
                         ));
-                    }
+                    };
+                    let Some(&sq) = cells.get(cell) else {
+                        return Err(bad(here, format!("too many cells: {}", describe())));
+                    };
+                    columns[sq.index()] = here;
+                    let white = text[0].is_ascii_uppercase();
+                    pos.set(
+                        sq,
+                        Piece {
+                            color: Color::from_white(white),
+                            kind,
+                        }
+                        .code(),
+                    );
+                    cell += 1;
                 }
             }
-            while bytes.get(i) == Some(&b'\'') {
-                sym.push('\'');
-                i += 1;
-            }
-            let Some(kind) = variant
-                .kind_by_symbol(&sym)
-                .filter(|&k| variant.kind(k).symbol == sym)
-            else {
-                let shown = if white {
-                    sym.clone()
-                } else {
-                    sym.to_ascii_lowercase()
-                };
-                return Err(bad(
-                    col(at),
-                    format!("unknown piece {shown:?} for {}", variant.name()),
-                ));
-            };
-            if cell >= cells.len() {
-                return Err(bad(col(at), format!("too many cells: {}", describe())));
-            }
-            let sq: Square = cells[cell];
-            columns[sq.index()] = col(at);
-            pos.set(
-                sq,
-                Piece {
-                    color: Color::from_white(white),
-                    kind,
-                }
-                .code(),
-            );
-            cell += 1;
+        }
+        if n + 1 == rows.len() && stop < bytes.len() {
+            break;
         }
         if cell != cells.len() {
             return Err(bad(
-                col(board_at + row_at + row.len()),
+                col(board_at + at),
                 format!("too few cells: {}, not {cell}", describe()),
             ));
         }
+        // The `/` before the next rank.
+        at += 1;
+    }
+    if let Some(ch) = field[stop..].chars().next() {
+        let message = if ch.is_ascii_digit() {
+            "an empty run must be a number from 1 up".to_string()
+        } else if ch.is_ascii_alphabetic() && typed.contains(ch as u8) {
+            format!(
+                "{ch:?} must be followed by a second letter of the same case naming the pawn's type"
+            )
+        } else {
+            format!("unexpected {ch:?} in the board field")
+        };
+        return Err(bad(col(board_at + stop), message));
     }
     Ok(columns)
 }

@@ -7,7 +7,7 @@
 
 mod color;
 mod definition;
-mod fen;
+pub(crate) mod fen;
 mod game;
 mod geometry;
 mod movegen;

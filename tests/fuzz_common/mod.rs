@@ -8,9 +8,10 @@
 use std::sync::{Arc, OnceLock};
 
 use kabir::generate::{Options, random_game};
-use kabir::notation::game::RawGame;
+use kabir::notation::game::{RawGame, Severity, TokenKind};
+use kabir::notation::grammar::{self, Element, Item, Parsed, TypedPawns};
 use kabir::notation::reader::Reader;
-use kabir::notation::san::SanPlus;
+use kabir::notation::san::{PackedShort, SanPlus};
 use kabir::notation::{resolve, san};
 use kabir::replay::replay;
 use kabir::rules::{Position, Variant};
@@ -181,5 +182,239 @@ pub fn variant_definition(data: &[u8]) {
         let _ = scratch.legal_moves();
         scratch.undo(undo);
         assert_eq!(scratch, start);
+    }
+}
+
+/// The bytes read by the grammar (`kabir::notation::grammar`): as games, moves and a position
+/// string. Every production reads them without a panic and leaves the end of its input; the
+/// reader reads them as the grammar does ([`reader_as_grammar`]); the fast lane of moves
+/// reads every token as the grammar does, errors included; a move writes back to text that
+/// reads as the same move; and a position string that a built-in variant reads is one the
+/// grammar's `position` reads whole.
+pub fn grammar(data: &[u8]) {
+    fn rest<O>(input: &[u8], parsed: Parsed<'_, O>) {
+        if let Ok((rest, _)) = parsed {
+            assert!(
+                std::ptr::eq(rest, &input[input.len() - rest.len()..]),
+                "not the end of {input:?}"
+            );
+        }
+    }
+    const PAWNS: [TypedPawns; 2] = [TypedPawns::NONE, TypedPawns::NONE.with(b'P')];
+    rest(data, grammar::r#move(data));
+    rest(data, grammar::special(data));
+    rest(data, grammar::lift(data));
+    rest(data, grammar::swap(data));
+    rest(data, grammar::ordinary(data));
+    rest(data, grammar::origin(data));
+    rest(data, grammar::promotion(data));
+    rest(data, grammar::waiting(data));
+    rest(data, grammar::check(data));
+    rest(data, grammar::glyph(data));
+    rest(data, grammar::place(data));
+    rest(data, grammar::square(data));
+    rest(data, grammar::citadel(data));
+    rest(data, grammar::file(data));
+    rest(data, grammar::rank(data));
+    rest(data, grammar::piece(data));
+    rest(data, grammar::lower_piece(data));
+    rest(data, grammar::number(data));
+    rest(data, grammar::number0(data));
+    rest(data, grammar::digit(data));
+    rest(data, grammar::nonzero_digit(data));
+    rest(data, grammar::side(data));
+    rest(data, grammar::state(data));
+    rest(data, grammar::waiting_order(data));
+    rest(data, grammar::ws(data));
+    for pawns in PAWNS {
+        rest(data, grammar::position(pawns)(data));
+        rest(data, grammar::board(pawns)(data));
+        rest(data, grammar::rank_cells(pawns)(data));
+        rest(data, grammar::cell_piece(pawns)(data));
+    }
+    // Games, tag pairs and movetext.
+    rest(data, grammar::games(data));
+    rest(data, grammar::game(data));
+    rest(data, grammar::bom(data));
+    rest(data, grammar::blank(data));
+    rest(data, grammar::eol(data));
+    rest(data, grammar::tag_line(data));
+    rest(data, grammar::tag_pair(data));
+    rest(data, grammar::tag_name(data));
+    rest(data, grammar::name_char(data));
+    rest(data, grammar::tag_value(data));
+    rest(data, grammar::movetext(data));
+    rest(data, grammar::element(data));
+    rest(data, grammar::variation(data));
+    rest(data, grammar::move_number(data));
+    rest(data, grammar::dots(data));
+    rest(data, grammar::nag(data));
+    rest(data, grammar::comment(data));
+    rest(data, grammar::line_comment(data));
+    rest(data, grammar::escape_line(data));
+    rest(data, grammar::result(data));
+    reader_as_grammar(data);
+    for token in data.split(|b| b.is_ascii_whitespace()).take(64) {
+        let read = grammar::read_move(token);
+        assert_eq!(SanPlus::from_ascii(token), read, "{token:?}");
+        assert_eq!(SanPlus::check(token), read.map(|_| ()), "{token:?}");
+        if let Ok(m) = read {
+            let written = m.to_string();
+            assert_eq!(
+                grammar::read_move(written.as_bytes()),
+                Ok(m),
+                "{token:?} written {written:?}"
+            );
+        }
+    }
+    if let Ok(text) = std::str::from_utf8(data) {
+        for variant in variants() {
+            if Position::from_fen(variant, text).is_ok() {
+                assert!(
+                    PAWNS
+                        .into_iter()
+                        .any(|p| matches!(grammar::position(p)(data), Ok(([], _)))),
+                    "{} reads {text:?}, the grammar does not",
+                    variant.id()
+                );
+            }
+        }
+    }
+}
+
+/// The reader reads what the grammar reads (`grammar::games`, the reference): where the
+/// grammar reads the whole input, the reader finds the same games, with the same tag pairs
+/// and tokens at the same places (line and column included) and no error; where the reader
+/// finds no error, the grammar reads the whole input. Text that is not UTF-8 is left out:
+/// the productions read bytes, and the reader alone reports those that are not UTF-8.
+pub fn reader_as_grammar(data: &[u8]) {
+    if std::str::from_utf8(data).is_err() {
+        return;
+    }
+    let games: Vec<RawGame> = Reader::new(data)
+        .collect::<Result<_, _>>()
+        .expect("reading from memory cannot fail");
+    let errors: Vec<_> = games
+        .iter()
+        .flat_map(|g| &g.diagnostics)
+        .filter(|d| d.kind.severity() == Severity::Error)
+        .collect();
+    let read = match grammar::games(data) {
+        Ok(([], read)) => Some(read),
+        _ => None,
+    };
+    let text = String::from_utf8_lossy(data);
+    assert_eq!(
+        read.is_some(),
+        errors.is_empty(),
+        "{text:?}: the grammar reads it: {}; the reader's errors: {errors:?}",
+        read.is_some()
+    );
+    let Some(read) = read else { return };
+    assert_eq!(read.len(), games.len(), "{text:?}: games");
+    let places = Places::new(data);
+    let offset = |part: &[u8]| (part.as_ptr() as usize - data.as_ptr() as usize) as u64;
+    for (game, by_grammar) in games.iter().zip(&read) {
+        let tags: Vec<_> = game
+            .tags
+            .iter()
+            .map(|t| [t.span, t.name, t.value].map(|s| (s.offset, s.len, s.line, s.column)))
+            .collect();
+        let expected: Vec<_> = by_grammar
+            .tags
+            .iter()
+            .map(|t| [t.text, t.name, t.value].map(|p| places.span(offset(p), p.len() as u64)))
+            .collect();
+        assert_eq!(tags, expected, "{text:?}: tags");
+        let mut expected: Vec<(TokenKind, (u64, u64, u32, u32))> = Vec::new();
+        for &(part, item) in &by_grammar.items {
+            let kind = match item {
+                Item::VariationStart => TokenKind::VariationStart,
+                Item::VariationEnd => TokenKind::VariationEnd,
+                Item::Result(r) => TokenKind::Result(r),
+                Item::Element(element) => match element {
+                    Element::MoveNumber { number, black } => {
+                        TokenKind::MoveNumber { number, black }
+                    }
+                    Element::Move(text, _) => TokenKind::Move(PackedShort::of(text)),
+                    Element::Nag(n) => TokenKind::Nag(n),
+                    Element::Glyph(g) => TokenKind::Nag(g.nag()),
+                    Element::Comment(_) => TokenKind::Comment,
+                    Element::LineComment(_) => TokenKind::LineComment,
+                    Element::Escape(_) => TokenKind::Escape,
+                    Element::Dots(n) => {
+                        // Three dots standing apart say that the number before them is
+                        // Black's.
+                        if n >= 3
+                            && let Some((TokenKind::MoveNumber { black, .. }, _)) =
+                                expected.last_mut()
+                        {
+                            *black = true;
+                        }
+                        continue;
+                    }
+                    Element::Variation(_) => panic!("a game's items hold no variation whole"),
+                },
+            };
+            expected.push((kind, places.span(offset(part), part.len() as u64)));
+        }
+        let tokens: Vec<_> = game
+            .tokens
+            .iter()
+            .map(|t| {
+                (
+                    t.kind,
+                    (t.span.offset, t.span.len, t.span.line, t.span.column),
+                )
+            })
+            .collect();
+        assert_eq!(tokens, expected, "{text:?}: tokens");
+    }
+}
+
+/// Lines and columns of byte offsets, counted as notation spec 1.3 says: `\n`, `\r\n` and
+/// `\r` each end a line; columns count characters from 1, a byte-order mark at the start of a
+/// line not counted.
+struct Places {
+    /// For each byte offset, its line and column.
+    at: Vec<(u32, u32)>,
+}
+
+impl Places {
+    fn new(data: &[u8]) -> Places {
+        let mut at = Vec::with_capacity(data.len() + 1);
+        let (mut line, mut column) = (1u32, 1u32);
+        let mut i = 0;
+        let mut line_start = 0;
+        while i <= data.len() {
+            at.push((line, column));
+            match data.get(i) {
+                None => break,
+                Some(b'\n') => {
+                    (line, column) = (line + 1, 1);
+                    line_start = i + 1;
+                }
+                Some(b'\r') if data.get(i + 1) != Some(&b'\n') => {
+                    (line, column) = (line + 1, 1);
+                    line_start = i + 1;
+                }
+                Some(b'\r') => {}
+                Some(_) if i == line_start && data[i..].starts_with(b"\xEF\xBB\xBF") => {
+                    at.push((line, column));
+                    at.push((line, column));
+                    i += 3;
+                    line_start = i;
+                    continue;
+                }
+                Some(&b) => column += u32::from(b & 0xC0 != 0x80),
+            }
+            i += 1;
+        }
+        Places { at }
+    }
+
+    fn span(&self, offset: u64, len: u64) -> (u64, u64, u32, u32) {
+        let (line, column) = self.at[offset as usize];
+        (offset, len, line, column)
     }
 }
