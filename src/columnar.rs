@@ -74,6 +74,7 @@ pub struct ParquetExport {
     positions: bool,
     parts: BTreeMap<String, Partition>,
     written: Written,
+    finished: bool,
 }
 
 impl ParquetExport {
@@ -95,6 +96,7 @@ impl ParquetExport {
             positions,
             parts: BTreeMap::new(),
             written: Written::default(),
+            finished: false,
         })
     }
 
@@ -119,6 +121,7 @@ impl ParquetExport {
     /// Writes what is left and completes every file.
     pub fn finish(mut self) -> Result<Written, ColumnarError> {
         let parts = std::mem::take(&mut self.parts);
+        self.finished = true;
         let mut done = Vec::new();
         let mut failed = None;
         for (_, part) in parts {
@@ -135,6 +138,7 @@ impl ParquetExport {
             for f in &done {
                 let _ = std::fs::remove_file(f);
             }
+            self.remove_folders();
             return Err(e);
         }
         for partial in &done {
@@ -156,6 +160,25 @@ impl Drop for ParquetExport {
     fn drop(&mut self) {
         for (_, part) in std::mem::take(&mut self.parts) {
             part.abandon();
+        }
+        if !self.finished {
+            self.remove_folders();
+        }
+    }
+}
+
+impl ParquetExport {
+    /// Removes the tables' folders, which this export made (it refuses to start where they
+    /// are), if they are empty: a failed export can be run again as it was.
+    fn remove_folders(&self) {
+        for table in TABLES {
+            let folder = self.dir.join(table);
+            if let Ok(entries) = std::fs::read_dir(&folder) {
+                for e in entries.flatten() {
+                    let _ = std::fs::remove_dir(e.path());
+                }
+            }
+            let _ = std::fs::remove_dir(folder);
         }
     }
 }

@@ -144,8 +144,9 @@ mod tests {
     fn stored_and_read_games_export_alike() {
         let v = crate::variants::builtin("tamerlane").unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let mut db = Database::create_or_open(&dir.path().join("t.db")).unwrap();
+        let mut db = Database::create_or_open(dir.path().join("t.db")).unwrap();
         let mut records = Vec::new();
+        let mut expected = Vec::new();
         for i in 0..6 {
             let game = random_game(&v, 5, i, &Options::default());
             let result = game
@@ -158,6 +159,7 @@ mod tests {
                 ("White".to_string(), "A".to_string()),
                 ("Annotator".to_string(), "N".to_string()),
             ];
+            expected.push(game.hashes().collect::<Vec<u64>>());
             records.push(GameRecord::from_game(
                 v.clone(),
                 &game,
@@ -166,12 +168,12 @@ mod tests {
                 String::new(),
             ));
         }
-        let mut importer = db.importer().unwrap();
-        importer.import_batch(records.clone()).unwrap();
-        drop(importer);
+        db.importer()
+            .unwrap()
+            .import_batch(records.clone())
+            .unwrap();
         let registry = Registry::builtin();
-        for (i, r) in records.into_iter().enumerate() {
-            let expected_hashes: Vec<u64> = r.replayed.as_ref().unwrap().hashes.clone();
+        for (i, (r, expected_hashes)) in records.into_iter().zip(expected).enumerate() {
             let stored = db.game(i as u32 + 1).unwrap().unwrap();
             let a = ExportedGame::from_stored(&stored, &registry).unwrap();
             let b = ExportedGame::from_record(r).unwrap();
