@@ -4,7 +4,7 @@
 //! and what is refused.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -30,7 +30,7 @@ fn samples() -> Vec<String> {
 
 /// Random games of a variant into `dir/NAME.pgn`.
 #[cfg(feature = "parquet")]
-fn generate(dir: &Path, variant: &str, games: u32, seed: u32) -> String {
+fn generate(dir: &std::path::Path, variant: &str, games: u32, seed: u32) -> String {
     let path = dir.join(format!("{variant}.pgn"));
     kabir()
         .args(["generate", "--variant", variant, "-n", &games.to_string()])
@@ -58,6 +58,8 @@ fn without_the_feature_parquet_export_says_how_to_build_it() {
 #[cfg(feature = "parquet")]
 mod with_parquet {
     use super::*;
+
+    use std::path::Path;
 
     use std::collections::BTreeMap;
 
