@@ -79,7 +79,7 @@ pub struct ExportArgs {
     pub quiet: bool,
     /// With --format parquet: export these game files (`-` for standard input; `.gz` and
     /// `.zst` are decompressed) instead of the database. --variant and --variant-file then
-    /// name the variant of games without a `Variant` tag; other conditions do not apply.
+    /// give the variant of the games whose tags name none; other conditions do not apply.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
 }
