@@ -4,7 +4,7 @@
 
     timings.py --export DIR [--variant shatranj] [--doc docs/SCALE.md] [--threads N]
 
-Each recipe runs three times; the best time is printed, with the rows it returned.
+Each recipe runs --runs times (3); the best time is printed, with the rows it returned.
 """
 
 import argparse
@@ -21,6 +21,7 @@ def main():
     ap.add_argument("--variant", default="shatranj")
     ap.add_argument("--doc", default="docs/SCALE.md")
     ap.add_argument("--threads", type=int)
+    ap.add_argument("--runs", type=int, default=3, help="runs of each recipe (the best counts)")
     args = ap.parse_args()
     sql = recipes(args.doc)
     con = duckdb.connect()
@@ -52,7 +53,7 @@ def main():
     print("|---|---|---|")
     for label, q, params in runs:
         best = None
-        for _ in range(3):
+        for _ in range(args.runs):
             t = time.perf_counter()
             n = len(con.execute(q, params).fetchall())
             t = time.perf_counter() - t
