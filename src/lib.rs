@@ -3,6 +3,8 @@
 //! The crate is layered so that data flows one way:
 //! text ([`notation`]) -> games and moves ([`rules`]) -> rows and answers ([`db`]).
 //! Variant definitions ([`variants`]) are data files compiled into [`rules::Variant`] values.
+#[cfg(feature = "parquet")]
+pub mod columnar;
 pub mod db;
 pub mod diagram;
 pub mod generate;

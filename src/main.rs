@@ -54,7 +54,7 @@ enum Command {
     Explore(cli::explore::ExploreArgs),
     /// Statistics: results, lengths, terminations, special moves, openings, players.
     Stats(cli::stats::StatsArgs),
-    /// Write games out as game text, CSV or JSON.
+    /// Write games out as game text, CSV, JSON or Parquet tables.
     Export(cli::export::ExportArgs),
     /// Show a game: tags, moves and the board at a ply.
     Show(cli::show::ShowArgs),

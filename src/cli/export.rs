@@ -1,4 +1,5 @@
-//! `kabir export`: games out of the database, as game text, CSV or JSON.
+//! `kabir export`: games out of the database, as game text, CSV or JSON; or, as Parquet
+//! tables, out of the database or straight from game files.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -24,6 +25,10 @@ pub enum Format {
     Csv,
     /// JSON Lines: one object per game.
     Json,
+    /// Parquet tables in the folder --out, partitioned by variant, for DuckDB, Spark or
+    /// Trino (docs/SCALE.md); from the database or from game files given as arguments. Needs
+    /// kabir built with the `parquet` feature.
+    Parquet,
 }
 
 /// Export games: all of them, or those matching the same conditions as `kabir search`, in
@@ -32,6 +37,13 @@ pub enum Format {
 /// CSV and JSON have one row or object per game: id, variant, the usual tags, result,
 /// plies, termination, the start position and the moves in SAN separated by spaces (JSON
 /// also has every tag).
+///
+/// Parquet (`--format parquet --out DIR`) writes the tables `games`, `moves` and, with
+/// --positions, `positions`, one folder each, partitioned by variant
+/// (`DIR/games/variant=tamerlane/games.parquet`); schema and SQL in docs/SCALE.md. Given game
+/// files, it reads and replays them on all cores instead of reading the database: the games
+/// are numbered from 1 in input order (valid games only; invalid ones are reported and left
+/// out, and the exit status is then 1).
 #[derive(Debug, Args)]
 #[command(
     mut_arg("variant", |a| a.help(super::query::LINE_VARIANT).long_help(None)),
@@ -51,8 +63,25 @@ pub struct ExportArgs {
     #[arg(long, value_enum, default_value_t = Format::Pgn)]
     pub format: Format,
     /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", conflicts_with = "out")]
     pub output: Option<PathBuf>,
+    /// With --format parquet: the folder to write the tables into (created if missing; it
+    /// must not hold them already).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// With --format parquet: also write the `positions` table (every position of every game
+    /// with the move played from it; about as large as `moves`).
+    #[arg(long)]
+    pub positions: bool,
+    /// With --format parquet: print only the final summary, no progress and no problems of
+    /// invalid games.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// With --format parquet: export these game files (`-` for standard input; `.gz` and
+    /// `.zst` are decompressed) instead of the database. --variant and --variant-file then
+    /// give the variant of the games whose tags name none; other conditions do not apply.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
 }
 
 /// One exported game (CSV columns in this order; `tags` in JSON only).
@@ -137,7 +166,7 @@ impl Exported {
     }
 }
 
-fn stored(db: &Database, id: GameId) -> Result<StoredGame> {
+pub(super) fn stored(db: &Database, id: GameId) -> Result<StoredGame> {
     db.game(id)?
         .with_context(|| format!("game {id} disappeared during the export"))
 }
@@ -152,6 +181,15 @@ pub fn write_pgn(db: &Database, id: GameId, out: &mut dyn Write) -> Result<()> {
 
 /// Exports; the exit status is 0 whether or not games match.
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
+    if args.format == Format::Parquet {
+        return parquet(args, out);
+    }
+    if args.out.is_some() || args.positions || !args.files.is_empty() {
+        anyhow::bail!(
+            "--out, --positions and game files are for --format parquet; the other formats \
+             export the database (to standard output or --output FILE)"
+        );
+    }
     let db = args.db.open()?;
     let registry = args.filter.registry()?;
     let mut file;
@@ -183,6 +221,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
                 writeln!(out, "{}", serde_json::to_string(&e)?)?;
             }
         }
+        Format::Parquet => unreachable!("handled above"),
         Format::Csv => {
             let mut w = csv::Writer::from_writer(&mut *out);
             w.write_record(CSV_COLUMNS)?;
@@ -195,4 +234,17 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
     }
     out.flush()?;
     Ok(true)
+}
+
+#[cfg(feature = "parquet")]
+fn parquet(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
+    super::export_parquet::run(args, out)
+}
+
+#[cfg(not(feature = "parquet"))]
+fn parquet(_: &ExportArgs, _: &mut dyn Write) -> Result<bool> {
+    anyhow::bail!(
+        "this kabir was built without Parquet export; build it with \
+         `cargo build --release --features parquet`"
+    )
 }

@@ -6,6 +6,8 @@ pub mod diagnostic;
 pub mod diagram;
 pub mod explore;
 pub mod export;
+#[cfg(feature = "parquet")]
+pub mod export_parquet;
 pub mod generate;
 pub mod import;
 pub mod input;

@@ -37,6 +37,8 @@ pub struct ExploreAnswer<'a> {
 #[derive(Debug, Serialize)]
 struct ExploreNode<'a> {
     fen: String,
+    /// The position's hash as the database and the Parquet export store it (signed 64 bits).
+    hash: i64,
     games: u64,
     results: &'a Results,
     ended_here: u64,
@@ -72,6 +74,7 @@ impl<'a> ExploreNode<'a> {
     fn of(pos: &Position, ex: &'a Explorer) -> ExploreNode<'a> {
         ExploreNode {
             fen: pos.to_fen(),
+            hash: super::codec::to_sql(pos.hash()),
             games: ex.games,
             results: &ex.results,
             ended_here: ex.ended_here,

@@ -10,6 +10,7 @@ mod answer;
 mod codec;
 mod database;
 mod error;
+mod export;
 mod import;
 mod index;
 pub mod names;
@@ -26,6 +27,7 @@ pub use answer::{
 pub use codec::GameResult;
 pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use error::DbError;
+pub use export::{ExportedGame, ExportedMove};
 pub use import::{BatchStats, Duplicate, DuplicateRule, Importer, Rejected};
 pub use query::{
     Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,

@@ -1,0 +1,172 @@
+//! `kabir export --format parquet`: the games as Parquet tables (see `kabir::columnar`), from
+//! the database or straight from game files.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+
+use kabir::columnar::{ParquetExport, Written};
+use kabir::db::{ExportedGame, GameId, GameRecord, RecordError, StoredGame};
+use kabir::notation::game::RawGame;
+use kabir::render::printable;
+use kabir::replay::Replay;
+
+use super::diagnostic::{Palette, write_game};
+use super::export::{ExportArgs, stored};
+use super::input::{Replaying, replay_file_with};
+use super::query::empty_message;
+use super::search::build_query;
+
+/// Stored games read, then turned into rows on all cores, at a time.
+const CHUNK: usize = 2048;
+
+/// Exports; returns whether every game read was valid (always so from a database).
+pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
+    let Some(dir) = &args.out else {
+        anyhow::bail!("--format parquet writes into a folder: give it with --out DIR");
+    };
+    if args.output.is_some() {
+        anyhow::bail!("--format parquet writes into the folder --out DIR, not --output FILE");
+    }
+    let started = Instant::now();
+    let mut export = ParquetExport::create(dir, args.positions)
+        .with_context(|| format!("cannot export to {}", dir.display()))?;
+    let (written, rejected) = if args.files.is_empty() {
+        (from_database(args, &mut export)?, 0)
+    } else {
+        from_files(args, &mut export)?
+    };
+    let written_files = export
+        .finish()
+        .with_context(|| format!("cannot export to {}", dir.display()))?;
+    let secs = started.elapsed().as_secs_f64();
+    debug_assert_eq!(written, written_files.games);
+    summary(out, &written_files, rejected, secs)?;
+    Ok(rejected == 0)
+}
+
+fn summary(out: &mut dyn Write, w: &Written, rejected: u64, secs: f64) -> Result<()> {
+    writeln!(
+        out,
+        "games: {}, moves: {}, positions: {}, invalid games left out: {rejected}, files: {}, \
+         time: {secs:.2} s ({:.0} games/s)",
+        w.games,
+        w.moves,
+        w.positions,
+        w.files.len(),
+        w.games as f64 / secs.max(1e-9)
+    )?;
+    for f in &w.files {
+        writeln!(out, "  {f}")?;
+    }
+    Ok(())
+}
+
+/// The games of the database (all, or those the conditions keep), with their ids.
+fn from_database(args: &ExportArgs, export: &mut ParquetExport) -> Result<u64> {
+    let db = args.db.open()?;
+    let registry = args.filter.registry()?;
+    if db.is_empty()? {
+        eprintln!("kabir export: {}", empty_message(&args.db));
+        return Ok(0);
+    }
+    let q = build_query(&db, &args.filter, &args.line, args.exact_order)?;
+    let ids: Vec<GameId> = db.search(&q)?.games.iter().map(|h| h.game.id).collect();
+    let mut count = 0;
+    for chunk in ids.chunks(CHUNK) {
+        let games: Vec<StoredGame> = chunk
+            .iter()
+            .map(|&id| stored(&db, id))
+            .collect::<Result<_>>()?;
+        let rows: Vec<Result<ExportedGame>> = games
+            .par_iter()
+            .map(|g| {
+                ExportedGame::from_stored(g, &registry).with_context(|| {
+                    format!(
+                        "game {}: its variant {:?} is not known here (give --variant-file) or \
+                         its moves do not replay",
+                        g.id, g.variant
+                    )
+                })
+            })
+            .collect();
+        for (g, rows) in games.iter().zip(rows) {
+            export.push(u64::from(g.id), &rows?)?;
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// What the worker threads make of a game read.
+enum Read {
+    Valid(Box<ExportedGame>),
+    Invalid(Box<RawGame>, Box<Replay>),
+    Refused(Box<RawGame>, RecordError),
+}
+
+/// The games of the files, numbered from 1 in input order (valid games only); returns the
+/// games written and the invalid ones left out.
+fn from_files(args: &ExportArgs, export: &mut ParquetExport) -> Result<(u64, u64)> {
+    let mut filter = args.filter.filter()?;
+    filter.variant = None;
+    if !filter.is_empty() || args.line.is_given() || args.exact_order {
+        anyhow::bail!(
+            "conditions on games apply to an export of the database; with game files only \
+             --variant and --variant-file (the variant of games without a `Variant` tag) apply"
+        );
+    }
+    let registry = args.filter.variant.registry()?;
+    let palette = Palette::new(false);
+    let mut next: u64 = 0;
+    let mut rejected: u64 = 0;
+    for path in &args.files {
+        let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(r, &raw) {
+            Ok(record) => match ExportedGame::from_record(record) {
+                Ok(g) => Read::Valid(Box::new(g)),
+                Err(e) => Read::Refused(Box::new(raw), e),
+            },
+            Err(r) => Read::Invalid(Box::new(raw), r),
+        };
+        let how = Replaying {
+            hashes: true,
+            strict: false,
+            bytes: None,
+        };
+        replay_file_with(path, &registry, how, work, |number, read| {
+            let (mut raw, why) = match read {
+                Read::Valid(g) => {
+                    next += 1;
+                    export.push(next, &g)?;
+                    return Ok(());
+                }
+                Read::Invalid(raw, r) => (raw, Err(r)),
+                Read::Refused(raw, e) => (raw, Ok(e)),
+            };
+            rejected += 1;
+            raw.number = number;
+            if !args.quiet {
+                let stderr = std::io::stderr();
+                let mut err = stderr.lock();
+                match why {
+                    Ok(e) => writeln!(
+                        err,
+                        "kabir export: {}:{}: game {} not exported: {}",
+                        printable(path),
+                        raw.start.line,
+                        raw.number,
+                        printable(&e.to_string())
+                    )?,
+                    Err(mut r) => {
+                        r.number = number;
+                        write_game(&mut err, path, &raw, &r, palette)?
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    Ok((next, rejected))
+}
