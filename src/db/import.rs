@@ -248,7 +248,8 @@ impl Importer<'_> {
     }
 
     /// Imports a stream of batches, deriving each batch on all cores while the previous one is
-    /// written. At most three batches are in memory at once. `on_batch` sees each committed
+    /// written. At most two batches are in memory here at once, the one being written and the
+    /// one derived next, which waits for the writer. `on_batch` sees each committed
     /// batch's stats; the totals are returned. Stops at the first error: the batches committed
     /// before it stay.
     pub fn import_all<I>(
@@ -260,7 +261,9 @@ impl Importer<'_> {
         I: IntoIterator<Item = Vec<GameRecord>>,
     {
         let mut totals = BatchStats::default();
-        let (to_writer, from_main) = std::sync::mpsc::sync_channel::<Prepared>(1);
+        // No batch waits in the channel: a derived batch is handed over when the writer is
+        // ready for it, so memory holds one batch fewer (a batch is tens of megabytes).
+        let (to_writer, from_main) = std::sync::mpsc::sync_channel::<Prepared>(0);
         let (to_main, results) = std::sync::mpsc::channel::<Result<BatchStats, DbError>>();
         // Alone with the file, write it through a rollback journal: most of an import's pages
         // are new, and a rollback journal keeps no copy of those. Otherwise (another
@@ -351,6 +354,9 @@ impl Importer<'_> {
             tx.commit()?;
             Ok(stats)
         })();
+        // Freed before the index is merged, which may take a while: the next batch can be
+        // derived meanwhile without a third in memory.
+        drop(prepared);
         // The transaction is over (rolled back on an error) before the error is read.
         let (stats, grown) = written.map_err(|e| match e {
             WriteError::Sql(e) => db.err(e),
