@@ -17,12 +17,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// How long freed memory stays in the process before it is handed back to the system, in
-/// milliseconds (mimalloc's own default). Kept for good (-1), every page once used stayed with
-/// the process, and pages that one thread freed and no other reused added a third to an
-/// import's peak (100,000 Tamerlane games: 530 MB against 364 MB). Handed back, pages used
-/// again later are faulted in and zeroed by the kernel again (about 200,000 page faults
-/// against 17,500 on that import, under a second of system CPU in all).
-const PURGE_DELAY_MS: std::os::raw::c_long = 10;
+/// milliseconds. Kept for good (-1), every page once used stayed with the process, and pages
+/// that one thread freed and no other reused added a third to an import's peak (100,000
+/// Tamerlane games: 530 MB against 364 MB handed back after 10 ms). Handed back, pages used
+/// again later are faulted in and zeroed by the kernel again: after 10 ms, about 200,000 page
+/// faults on that import against 17,500 kept; after 250 ms, longer than an import takes for a
+/// batch at full speed, a batch's pages are mostly used again by the next (about 160,000 even
+/// on a machine so busy that batches took a second each).
+const PURGE_DELAY_MS: std::os::raw::c_long = 250;
 
 fn purge_freed_memory() {
     // SAFETY: called first thing in `main`, before any other thread exists, as

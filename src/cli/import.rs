@@ -62,9 +62,9 @@ pub struct ImportArgs {
     pub batch: u64,
     /// Memory per batch in MB, at most: a batch ends when its games would take more while they
     /// are derived and written (their records and index entries, estimated from their sizes).
-    /// Three batches are in memory at once, so this bounds the import's memory; smaller
-    /// batches make the import slower.
-    #[arg(long, default_value_t = 48, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    /// Two batches are in memory at once (one being read, one being written), so this bounds
+    /// the import's memory; smaller batches make the import slower.
+    #[arg(long, default_value_t = 64, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub batch_memory: u64,
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
