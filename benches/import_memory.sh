@@ -46,8 +46,8 @@ run() {
     /usr/bin/time -v "$2" import --db "$DIR/m.db" -q ${ARGS:-} "$3" >"$DIR/summary" 2>"$DIR/time"
     field() { sed -n "s/^.*$1: //p" "$DIR/time"; }
     rss=$(field "Maximum resident set size (kbytes)")
-    printf '%-6s %-10s %5d MB %5s MB peak  %8s wall  %7s s user  %6s s sys  %7s faults  load %s\n' \
-        "$1" "$(basename "$3")" "$(($(stat -L -c %s "$3") / 1000000))" "$((rss * 1024 / 1000000))" \
+    printf '%-6s %-10s %5d MB  peak %7s KiB  %8s wall  %7s s user  %6s s sys  %7s faults  load %s\n' \
+        "$1" "$(basename "$3")" "$(($(stat -L -c %s "$3") / 1000000))" "$rss" \
         "$(field "Elapsed (wall clock) time (h:mm:ss or m:ss)")" "$(field "User time (seconds)")" \
         "$(field "System time (seconds)")" "$(field "Minor (reclaiming a frame) page faults")" \
         "$(cut -d ' ' -f 1 /proc/loadavg)"
