@@ -367,8 +367,8 @@ impl Importer<'_> {
             tx.commit()?;
             Ok(stats)
         })();
-        // Freed before the index is merged, which may take a while: the next batch can be
-        // derived meanwhile without a third in memory.
+        // The entry buffer goes back for the next batch, and the rest is freed, before the
+        // index is merged, which may take a while.
         spare(std::mem::take(&mut prepared.entries));
         drop(prepared);
         // The transaction is over (rolled back on an error) before the error is read.
