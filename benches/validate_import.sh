@@ -1,6 +1,7 @@
 #!/bin/sh
-# Reproduces the validation and import figures of docs/PERFORMANCE.md and the memory figure
-# of docs/RELIABILITY.md. Inputs go to $DIR (default /tmp/kabir-bench), never the repository.
+# Reproduces the validation and import figures of docs/PERFORMANCE.md (the peak memory of
+# imports on 250 MB, 1 GB and 2 GB inputs: benches/import_memory.sh). Inputs go to $DIR
+# (default /tmp/kabir-bench), never the repository.
 #
 #   benches/validate_import.sh            # wall/CPU time and peak memory (GNU time)
 #   CALLGRIND=1 benches/validate_import.sh  # also instructions per ply on 2,000 games

@@ -509,3 +509,77 @@ fn the_new_variants_import_and_their_positions_are_found() {
     assert_eq!(game.variant, "grand-shatranj-nw");
     assert!(game.pgn.contains("Nxi1_c10=N"), "{}", game.pgn);
 }
+
+#[test]
+fn batches_end_at_their_memory_and_store_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games.pgn");
+    kabir()
+        .args([
+            "generate",
+            "--variant",
+            "tamerlane",
+            "-n",
+            "300",
+            "--seed",
+            "7",
+            "-o",
+        ])
+        .arg(&games)
+        .assert()
+        .code(0);
+    let import = |name: &str, args: &[&str]| {
+        let db = dir.path().join(name);
+        let out = kabir()
+            .arg("import")
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .arg(&games)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("games read: 300, imported: 300"), "{text}");
+        db
+    };
+    // A Tamerlane game takes about 17 kB in a batch: one batch of 300 by default, about six
+    // of 1 MB each, one segment of the index each.
+    let whole = import("whole.db", &[]);
+    let small = import("small.db", &["--batch-memory", "1"]);
+    let segments = "SELECT count(*) FROM segment";
+    assert_eq!(count(&whole, segments), 1);
+    let pieces = count(&small, segments);
+    assert!((4..=8).contains(&pieces), "{pieces} segments");
+    for sql in [
+        "SELECT sum(postings) FROM segment",
+        "SELECT sum(plies) FROM game",
+        "SELECT count(DISTINCT record) FROM game",
+    ] {
+        assert_eq!(count(&whole, sql), count(&small, sql), "{sql}");
+    }
+    // The same games, in the same order, under the same ids.
+    let moves = |db: &std::path::Path| -> Vec<(i64, Vec<u8>)> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT id, moves FROM game ORDER BY id")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(moves(&whole), moves(&small));
+    kabir()
+        .args(["import", "--batch-memory", "0", "--db"])
+        .arg(dir.path().join("none.db"))
+        .arg(&games)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--batch-memory"));
+}

@@ -57,9 +57,15 @@ pub struct ImportArgs {
     /// being imported, against every game stored (whichever rule stored it).
     #[arg(long, value_enum, value_name = "RULE", default_value_t = DuplicatesArg::Record)]
     pub duplicates: DuplicatesArg,
-    /// Games per transaction (a few batches are in memory at once, so this bounds memory).
+    /// Games per transaction, at most (a batch also ends at --batch-memory).
     #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
+    /// Memory per batch in MB, at most: a batch ends when its games would take more while they
+    /// are derived and written (their records and index entries, estimated from their sizes).
+    /// Two batches are in memory at once (one being read, one being written), so this bounds
+    /// the import's memory; smaller batches make the import slower.
+    #[arg(long, default_value_t = 64, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub batch_memory: u64,
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -196,6 +202,27 @@ struct WriterStopped;
 /// The most records a batch reserves room for at once (a larger `--batch` grows as it fills).
 const MAX_RESERVED: usize = 20_000;
 
+/// The bytes a record takes in a batch until the batch is written: the record itself, and for
+/// each position its hash and its index entry (16 bytes) once the batch is derived. What the
+/// derivation makes of the rest (the encoded moves, the start position's text) is smaller
+/// than the record's start position and moves, which it frees.
+fn batch_bytes(record: &GameRecord) -> u64 {
+    let strings = |tags: &[(String, String)]| -> usize {
+        tags.iter()
+            .map(|(k, v)| size_of::<(String, String)>() + k.capacity() + v.capacity())
+            .sum()
+    };
+    let positions = record.moves.len() + 1;
+    let bytes = size_of::<GameRecord>()
+        + size_of::<Origin>()
+        + record.moves.capacity() * size_of::<kabir::rules::Move>()
+        + strings(&record.tags)
+        + record.result.capacity()
+        + record.pgn.capacity()
+        + positions * (size_of::<u64>() + 16);
+    bytes as u64
+}
+
 /// Imports; returns whether every game read was valid.
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let registry = args.variant.registry()?;
@@ -227,10 +254,14 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let mut totals = Totals::default();
     let mut in_flight = InFlight::default();
     // Each batch is allocated at its full size once: a record is large (its start position
-    // is kilobytes), and a growing vector would copy them all again at each doubling.
-    let capacity = usize::try_from(args.batch).map_or(MAX_RESERVED, |b| b.min(MAX_RESERVED));
+    // is kilobytes), and a growing vector would copy them all again at each doubling. A batch
+    // ended by its memory holds about as many games as the one before, plus a margin.
+    let most = usize::try_from(args.batch).map_or(MAX_RESERVED, |b| b.min(MAX_RESERVED));
+    let memory = args.batch_memory.saturating_mul(1_000_000);
+    let mut capacity = most;
     let mut batch: Vec<GameRecord> = Vec::with_capacity(capacity);
     let mut origins: Vec<Origin> = Vec::with_capacity(capacity);
+    let mut batch_size = 0u64;
     let report = |totals: &Totals| {
         counts.imported.store(totals.imported, Ordering::Relaxed);
         counts
@@ -285,12 +316,14 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     };
     let flush = |batch: &mut Vec<GameRecord>,
                  origins: &mut Vec<Origin>,
+                 capacity: &mut usize,
                  totals: &mut Totals,
                  in_flight: &mut InFlight,
                  out: &mut dyn Write|
      -> Result<()> {
-        let full = std::mem::replace(batch, Vec::with_capacity(capacity));
-        let sent = std::mem::replace(origins, Vec::with_capacity(capacity));
+        *capacity = (batch.len() + batch.len() / 8 + 16).min(most);
+        let full = std::mem::replace(batch, Vec::with_capacity(*capacity));
+        let sent = std::mem::replace(origins, Vec::with_capacity(*capacity));
         if !full.is_empty() {
             in_flight.0.push_back(sent);
             if batches.send(full).is_err() {
@@ -326,10 +359,32 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                 counts.read.fetch_add(1, Ordering::Relaxed);
                 let (mut raw, why) = match read {
                     Read::Stored(record, line) => {
+                        let bytes = batch_bytes(&record);
+                        // The game that would take the batch over its memory starts the next.
+                        if !batch.is_empty() && batch_size + bytes > memory {
+                            flush(
+                                &mut batch,
+                                &mut origins,
+                                &mut capacity,
+                                &mut totals,
+                                &mut in_flight,
+                                out,
+                            )?;
+                            batch_size = 0;
+                        }
+                        batch_size += bytes;
                         batch.push(*record);
                         origins.push(Origin { file, number, line });
                         if batch.len() as u64 >= args.batch {
-                            flush(&mut batch, &mut origins, &mut totals, &mut in_flight, out)?;
+                            flush(
+                                &mut batch,
+                                &mut origins,
+                                &mut capacity,
+                                &mut totals,
+                                &mut in_flight,
+                                out,
+                            )?;
+                            batch_size = 0;
                         }
                         return Ok(());
                     }
@@ -378,7 +433,14 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     // What was read before an input error is still stored: the batch being filled is sent,
     // and the writer finishes what it has before the error is reported.
     let read = read_all();
-    let sent = flush(&mut batch, &mut origins, &mut totals, &mut in_flight, out);
+    let sent = flush(
+        &mut batch,
+        &mut origins,
+        &mut capacity,
+        &mut totals,
+        &mut in_flight,
+        out,
+    );
     drop(batches);
     let written = writer
         .join()

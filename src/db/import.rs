@@ -99,6 +99,13 @@ pub(crate) struct Prepared {
 
 /// Replays and hashes a batch on all cores.
 pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
+    prepare_reusing(records, Vec::new())
+}
+
+/// [`prepare`], with the index entries in `entries` (emptied): the buffer of a batch written
+/// before, tens of megabytes that would otherwise be handed back to the system and faulted
+/// in again.
+fn prepare_reusing(records: Vec<GameRecord>, mut entries: Vec<Entry>) -> Prepared {
     // The start position of the batch's first variant, parsed once (nearly every batch has
     // one variant).
     let standard = records.first().map(|r| {
@@ -140,15 +147,16 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
         offsets[i] += offsets[i - 1];
     }
     let total = offsets.last().copied().unwrap_or(0);
-    let mut entries = vec![
+    entries.clear();
+    entries.resize(
+        total,
         Entry {
             hash: 0,
             game: 0,
             ply: 0,
             mv: [0; 3],
-        };
-        total
-    ];
+        },
+    );
     let mut next = offsets.clone();
     // Games in order and plies in order: each group is filled in (game, ply) order.
     for (i, (g, &vn)) in games.iter().zip(&numbers).enumerate() {
@@ -244,13 +252,14 @@ impl Importer<'_> {
     /// Derives and stores one batch, in one transaction.
     pub fn import_batch(&mut self, records: Vec<GameRecord>) -> Result<BatchStats, DbError> {
         let prepared = prepare(records);
-        self.write(prepared)
+        self.write(prepared, drop)
     }
 
-    /// Imports a stream of batches, deriving each batch on all cores while the previous one is
-    /// written. At most three batches are in memory at once. `on_batch` sees each committed
-    /// batch's stats; the totals are returned. Stops at the first error: the batches committed
-    /// before it stay.
+    /// Imports a stream of batches, each derived on all cores and then written. The next batch
+    /// is taken from `batches` only once the one before is written, so one batch is in memory
+    /// here at a time while the caller makes the next. `on_batch` sees each committed batch's
+    /// stats; the totals are returned. Stops at the first error: the batches committed before
+    /// it stay.
     pub fn import_all<I>(
         &mut self,
         batches: I,
@@ -260,7 +269,9 @@ impl Importer<'_> {
         I: IntoIterator<Item = Vec<GameRecord>>,
     {
         let mut totals = BatchStats::default();
-        let (to_writer, from_main) = std::sync::mpsc::sync_channel::<Prepared>(1);
+        let (to_writer, from_main) = std::sync::mpsc::sync_channel::<Prepared>(0);
+        // The writer hands each batch's entry buffer back for a later batch.
+        let (spare_entries, spares) = std::sync::mpsc::channel::<Vec<Entry>>();
         let (to_main, results) = std::sync::mpsc::channel::<Result<BatchStats, DbError>>();
         // Alone with the file, write it through a rollback journal: most of an import's pages
         // are new, and a rollback journal keeps no copy of those. Otherwise (another
@@ -288,7 +299,9 @@ impl Importer<'_> {
             }
             let writer = scope.spawn(move || {
                 for prepared in from_main {
-                    let r = self.write(prepared);
+                    let r = self.write(prepared, |e| {
+                        let _ = spare_entries.send(e);
+                    });
                     let failed = r.is_err();
                     let _ = to_checkpointer.send(());
                     if to_main.send(r).is_err() || failed {
@@ -301,38 +314,36 @@ impl Importer<'_> {
                     .execute_batch("PRAGMA wal_autocheckpoint = 1000");
             });
             let mut outcome = Ok(());
-            let mut drain = |totals: &mut BatchStats, block: bool| -> Result<(), DbError> {
-                loop {
-                    let r = if block {
-                        match results.recv() {
-                            Ok(r) => r,
-                            Err(_) => return Ok(()),
-                        }
-                    } else {
-                        match results.try_recv() {
-                            Ok(r) => r,
-                            Err(_) => return Ok(()),
-                        }
-                    };
+            let mut take =
+                |r: Result<BatchStats, DbError>, totals: &mut BatchStats| -> Result<(), DbError> {
                     let stats = r?;
                     totals.add(&stats);
                     on_batch(&stats);
-                }
-            };
+                    Ok(())
+                };
             for batch in batches {
-                let prepared = prepare(batch);
-                if let Err(e) = drain(&mut totals, false) {
-                    outcome = Err(e);
+                let prepared = prepare_reusing(batch, spares.try_recv().unwrap_or_default());
+                if to_writer.send(prepared).is_err() {
                     break;
                 }
-                if to_writer.send(prepared).is_err() {
+                // Deriving the next batch while this one is written would hold both, tens of
+                // megabytes each, for little: the caller's reading keeps the cores busy
+                // meanwhile.
+                let Ok(r) = results.recv() else { break };
+                if let Err(e) = take(r, &mut totals) {
+                    outcome = Err(e);
                     break;
                 }
             }
             drop(to_writer);
             let _ = writer.join();
             if outcome.is_ok() {
-                outcome = drain(&mut totals, true);
+                for r in results.try_iter() {
+                    if let Err(e) = take(r, &mut totals) {
+                        outcome = Err(e);
+                        break;
+                    }
+                }
             }
             outcome
         })?;
@@ -340,7 +351,12 @@ impl Importer<'_> {
     }
 
     /// Stores a derived batch: duplicates found, games inserted, one index segment per variant.
-    fn write(&mut self, prepared: Prepared) -> Result<BatchStats, DbError> {
+    /// `spare` gets the batch's entry buffer once written.
+    fn write(
+        &mut self,
+        mut prepared: Prepared,
+        spare: impl FnOnce(Vec<Entry>),
+    ) -> Result<BatchStats, DbError> {
         let db = &mut *self.db;
         let rule = self.rule;
         let written = (|| {
@@ -351,6 +367,10 @@ impl Importer<'_> {
             tx.commit()?;
             Ok(stats)
         })();
+        // The entry buffer goes back for the next batch, and the rest is freed, before the
+        // index is merged, which may take a while.
+        spare(std::mem::take(&mut prepared.entries));
+        drop(prepared);
         // The transaction is over (rolled back on an error) before the error is read.
         let (stats, grown) = written.map_err(|e| match e {
             WriteError::Sql(e) => db.err(e),
