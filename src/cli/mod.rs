@@ -8,6 +8,7 @@ pub mod explore;
 pub mod export;
 pub mod generate;
 pub mod import;
+pub mod index;
 pub mod input;
 pub mod perft;
 pub mod progress;
