@@ -421,7 +421,10 @@ fn a_version_1_database_answers_the_same_before_and_after_its_rebuild() {
     assert!(!db.derived_current().unwrap());
     let appended = answers(&db);
     let done = db.rebuild(&registry, |_, _| {}).unwrap();
-    assert_eq!((done.games, done.was_current, done.unchanged), (33, false, None));
+    assert_eq!(
+        (done.games, done.was_current, done.unchanged),
+        (33, false, None)
+    );
     assert!(db.derived_current().unwrap());
     same(answers(&db), appended);
     let again = db.rebuild(&registry, |_, _| {}).unwrap();

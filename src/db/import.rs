@@ -15,10 +15,10 @@ use super::index::{self, SegmentWriter};
 use super::name_index::{BatchNames, NameCache};
 use super::query::GameId;
 use super::record::{self, Derived, GameRecord, RecordError};
-use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, bucket, tree_bucket};
+use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, tree_bucket};
 use super::summary::BatchSummary;
 use super::tally::{self, Kind};
-use super::tree::TreeRow;
+use super::tree::{TreeRow, check_key};
 
 /// A record that was not stored, by its place in the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,7 +199,8 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
     let standard = records.first().map(|r| {
         let p = Position::start(&r.variant);
         let fen = p.to_fen();
-        (p, fen)
+        let key = check_key(&p);
+        (p, fen, key)
     });
     let games: Vec<Result<Derived, RecordError>> = records
         .into_par_iter()
@@ -228,11 +229,21 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
     let mut visit_counts = vec![0usize; variants.len() * tree_buckets + 1];
     for (g, &vn) in games.iter().zip(&numbers) {
         if let Ok(d) = g {
-            for (ply, &h) in d.hashes.iter().enumerate() {
-                if d.tree.covers(ply as u16) {
-                    covered_counts[tree_group(vn, h) + 1] += 1;
-                } else {
+            let (first, later) = d.hashes.split_at(d.hashes.len().min(TREE_PLIES as usize));
+            for &h in first {
+                covered_counts[tree_group(vn, h) + 1] += 1;
+            }
+            if d.tree.returns.is_empty() {
+                for &h in later {
                     counts[group(vn, h) + 1] += 1;
+                }
+            } else {
+                for (i, &h) in later.iter().enumerate() {
+                    if d.tree.covers((first.len() + i) as u16) {
+                        covered_counts[tree_group(vn, h) + 1] += 1;
+                    } else {
+                        counts[group(vn, h) + 1] += 1;
+                    }
                 }
             }
             for v in &d.tree.visits {
@@ -247,6 +258,7 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
     for (i, (g, &vn)) in games.iter().zip(&numbers).enumerate() {
         let Ok(d) = g else { continue };
         let game = i as u32;
+        let no_returns = d.tree.returns.is_empty();
         for (ply, &hash) in d.hashes.iter().enumerate() {
             let ply = ply as u16;
             let e = Entry {
@@ -255,7 +267,7 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
                 ply,
                 mv: move_at(&d.moves_blob, ply),
             };
-            if d.tree.covers(ply) {
+            if ply < TREE_PLIES || (!no_returns && d.tree.covers(ply)) {
                 covered.push(tree_group(vn, hash), e);
             } else {
                 entries.push(group(vn, hash), e);

@@ -76,7 +76,8 @@ impl<'a> BatchNames<'a> {
         let mut insert = tx.prepare_cached("INSERT INTO name (text) VALUES (?1)")?;
         let mut trigrams =
             tx.prepare_cached("INSERT INTO name_trigram (rowid, text) VALUES (?1, ?2)")?;
-        let mut parts: BTreeMap<i64, BTreeMap<u64, Vec<u32>>> = BTreeMap::new();
+        // (part, name, game) of every name of every game, sorted into the tally's order.
+        let mut postings: Vec<(i64, u64, u32)> = Vec::with_capacity(self.games.len() * 4);
         for (game, names) in &self.games {
             for (field, name) in names.iter().enumerate() {
                 let Some(name) = name.filter(|n| !n.is_empty()) else {
@@ -104,22 +105,24 @@ impl<'a> BatchNames<'a> {
                     }
                 };
                 let id = id as u64;
-                parts
-                    .entry(part_of(field, id))
-                    .or_default()
-                    .entry(id)
-                    .or_default()
-                    .push(*game);
+                postings.push((part_of(field, id), id, *game));
             }
         }
-        let blobs: Vec<(i64, Vec<u8>)> = parts
-            .into_iter()
-            .map(|(part, rows)| {
-                let mut blob = Vec::new();
-                tally::encode_names(rows.iter().map(|(&n, g)| (n, g.as_slice())), &mut blob);
-                (part, blob)
-            })
-            .collect();
+        postings.sort_unstable();
+        let mut blobs: Vec<(i64, Vec<u8>)> = Vec::new();
+        let mut games: Vec<u32> = Vec::new();
+        for run in postings.chunk_by(|a, b| a.0 == b.0) {
+            let mut blob = Vec::new();
+            let mut rows: Vec<(u64, std::ops::Range<usize>)> = Vec::new();
+            games.clear();
+            for same in run.chunk_by(|a, b| a.1 == b.1) {
+                let start = games.len();
+                games.extend(same.iter().map(|p| p.2));
+                rows.push((same[0].1, start..games.len()));
+            }
+            tally::encode_names(rows.iter().map(|(n, r)| (*n, &games[r.clone()])), &mut blob);
+            blobs.push((run[0].0, blob));
+        }
         tally::insert(tx, Kind::Names, self.games.len() as u64, &blobs)?;
         Ok(found
             .into_iter()

@@ -418,17 +418,15 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
     }
     // The openings, by variant.
     section("openings", &mut h);
-    let mut openings: BTreeMap<i64, Vec<Vec<tally::OpeningRow>>> = BTreeMap::new();
+    let mut openings: BTreeMap<i64, Vec<Vec<u8>>> = BTreeMap::new();
     for (variant, blob) in tally::all(conn, Kind::Openings)? {
-        let rows = tally::decode_openings(&blob)
-            .ok_or_else(|| tally::damaged("a tally of openings does not decode"))?;
-        openings.entry(variant).or_default().push(rows);
+        openings.entry(variant).or_default().push(blob);
     }
-    for (variant, lists) in openings {
+    for (variant, blobs) in openings {
+        let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
         let mut blob = Vec::new();
-        for r in tally::merge_opening_rows(lists) {
-            r.write(&mut blob);
-        }
+        tally::merge_openings_with(&blobs, |r| r.write(&mut blob))
+            .ok_or_else(|| tally::damaged("a tally of openings does not decode"))?;
         h.field(&variant.to_le_bytes());
         h.field(&blob);
     }

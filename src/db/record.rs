@@ -254,10 +254,11 @@ fn check(
 }
 
 /// Replays a record and derives everything stored about it. `standard` is the variant's start
-/// position and its position string, if the caller has them at hand.
+/// position, its position string and its check key (see `tree::check_key`), if the caller has
+/// them at hand.
 pub(crate) fn derive(
     record: GameRecord,
-    standard: Option<&(Position, String)>,
+    standard: Option<&(Position, String, u64)>,
 ) -> Result<Derived, RecordError> {
     let GameRecord {
         variant,
@@ -275,7 +276,7 @@ pub(crate) fn derive(
     let result = GameResult::parse(&result).ok_or(RecordError::BadResult(result))?;
     let plies = u16::try_from(moves.len()).map_err(|_| RecordError::TooLong(moves.len()))?;
     let (standard_start, start_fen) = match standard {
-        Some((p, fen)) if p.variant().id() == variant.id() => {
+        Some((p, fen, _)) if p.variant().id() == variant.id() => {
             let standard = start == *p;
             // Equal positions may differ in their move counters, which the string holds.
             let same_text = standard
@@ -334,7 +335,11 @@ pub(crate) fn derive(
         .filter(|&(_, &c)| c > 0)
         .map(|(k, &c)| (variant.kinds()[k].id.clone(), c))
         .collect();
-    let tree = game_tree(&start, &moves, &hashes);
+    let start_key = match standard {
+        Some((p, _, key)) if standard_start && p.variant().id() == variant.id() => Some(*key),
+        _ => None,
+    };
+    let tree = game_tree(&start, start_key, &moves, &hashes);
     let moves_blob = codec::encode_moves(&moves);
     let content = content_hash(variant.id(), &start_fen, &moves_blob);
     let roster = ROSTER.map(|name| tags.iter().position(|(k, _)| k.eq_ignore_ascii_case(name)));

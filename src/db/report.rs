@@ -412,6 +412,96 @@ impl Totals {
     }
 }
 
+/// An opening offered to [`TopOpenings`]: worse than another with fewer games, or as many and
+/// a later (variant, line).
+struct Ranked {
+    key: (i64, Vec<u8>),
+    acc: Acc,
+}
+
+impl Ranked {
+    fn rank(&self) -> (std::cmp::Reverse<u64>, &(i64, Vec<u8>)) {
+        (std::cmp::Reverse(self.acc.results.games()), &self.key)
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, o: &Self) -> bool {
+        self.rank() == o.rank()
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.rank().cmp(&o.rank())
+    }
+}
+
+/// The `top` openings with the most games, kept as they are offered one by one (the worst
+/// of them on top of the heap), so that all openings need never be held or sorted.
+struct TopOpenings {
+    top: usize,
+    heap: std::collections::BinaryHeap<Ranked>,
+}
+
+impl TopOpenings {
+    fn new(top: usize) -> TopOpenings {
+        TopOpenings {
+            top,
+            heap: std::collections::BinaryHeap::with_capacity(top.min(1024) + 1),
+        }
+    }
+
+    fn offer_acc(&mut self, variant: i64, line: &[u8], acc: Acc) {
+        if self.top == 0 {
+            return;
+        }
+        if self.heap.len() >= self.top
+            && let Some(worst) = self.heap.peek()
+        {
+            let games = acc.results.games();
+            let (worst_games, worst_key) = (worst.acc.results.games(), &worst.key);
+            if games < worst_games
+                || (games == worst_games && (variant, line) >= (worst_key.0, &worst_key.1[..]))
+            {
+                return;
+            }
+        }
+        self.heap.push(Ranked {
+            key: (variant, line.to_vec()),
+            acc,
+        });
+        if self.heap.len() > self.top {
+            self.heap.pop();
+        }
+    }
+
+    fn offer(&mut self, variant: i64, r: &OpeningRow) {
+        let acc = Acc {
+            results: Results {
+                white_wins: r.white,
+                draws: r.draws,
+                black_wins: r.black,
+                unfinished: r.games.saturating_sub(r.white + r.draws + r.black),
+            },
+            plies: r.plies,
+        };
+        self.offer_acc(variant, r.line(), acc);
+    }
+
+    fn into_vec(self) -> Vec<((i64, Vec<u8>), Acc)> {
+        self.heap.into_iter().map(|r| (r.key, r.acc)).collect()
+    }
+}
+
 /// The key of a game in a report broken down by `by` (not by player or opening).
 fn group_key(
     by: Option<GroupBy>,
@@ -567,37 +657,44 @@ impl Database {
             .map(|(k, (moves, games))| (k, moves, games))
             .collect();
         if openings_wanted {
-            let mut by_variant: BTreeMap<i64, Vec<Vec<OpeningRow>>> = BTreeMap::new();
+            let mut by_variant: BTreeMap<i64, Vec<Vec<u8>>> = BTreeMap::new();
             for (v, blob) in tally::all(&self.conn, Kind::Openings).map_err(sql_err)? {
                 if keep(v) {
-                    let rows = tally::decode_openings(&blob).ok_or_else(|| DbError::Corrupt {
-                        path: self.path.clone(),
-                        detail: "a tally of openings does not decode".to_string(),
-                    })?;
-                    by_variant.entry(v).or_default().push(rows);
+                    by_variant.entry(v).or_default().push(blob);
                 }
             }
             let bytes = q.opening_plies.saturating_mul(MOVE_BYTES);
-            for (v, lists) in by_variant {
-                let mut last: Option<((i64, Vec<u8>), Acc)> = None;
-                for r in tally::merge_opening_rows(lists) {
-                    *t.from_start.entry(v).or_default() += r.games;
-                    let line = &r.line[..r.line.len().min(bytes)];
-                    let acc = match &mut last {
-                        Some(((_, l), acc)) if l.as_slice() == line => acc,
+            let mut top = TopOpenings::new(q.top);
+            for (v, blobs) in by_variant {
+                let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+                // Rows come in line order, so the lines cut to `bytes` come in runs.
+                let mut run: Option<OpeningRow> = None;
+                let mut games = 0;
+                tally::merge_openings_with(&blobs, |r| {
+                    games += r.games;
+                    let line = &r.line()[..r.line().len().min(bytes)];
+                    match &mut run {
+                        Some(c) if c.line() == line => c.add(r),
                         _ => {
-                            t.openings.extend(last.take());
-                            &mut last.insert(((v, line.to_vec()), Acc::default())).1
+                            if let Some(c) = run.take() {
+                                top.offer(v, &c);
+                            }
+                            let mut c = *r;
+                            c.truncate(bytes);
+                            run = Some(c);
                         }
-                    };
-                    acc.results.white_wins += r.white;
-                    acc.results.draws += r.draws;
-                    acc.results.black_wins += r.black;
-                    acc.results.unfinished += r.games.saturating_sub(r.white + r.draws + r.black);
-                    acc.plies += r.plies;
+                    }
+                })
+                .ok_or_else(|| DbError::Corrupt {
+                    path: self.path.clone(),
+                    detail: "a tally of openings does not decode".to_string(),
+                })?;
+                if let Some(c) = run {
+                    top.offer(v, &c);
                 }
-                t.openings.extend(last);
+                t.from_start.insert(v, games);
             }
+            t.openings = top.into_vec();
         }
         Ok(Some(t))
     }
@@ -686,7 +783,11 @@ impl Database {
             }
         }
         drop(rows);
-        t.openings = openings.into_iter().collect();
+        let mut top = TopOpenings::new(q.top);
+        for ((v, line), acc) in openings {
+            top.offer_acc(v, &line, acc);
+        }
+        t.openings = top.into_vec();
         t.promotions = self.promotions_by_kind(&q.filter, layout)?;
         Ok(t.finish(q, variants, names, players.finish(q)))
     }

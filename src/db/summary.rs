@@ -4,6 +4,7 @@
 //! `summary_length` (by variant and length), `summary_promotion` (by variant and piece kind),
 //! and the openings' tallies (kind [`Kind::Openings`]). See `docs/DATABASE.md`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rusqlite::{Transaction, params};
@@ -30,15 +31,6 @@ pub(crate) struct Facts<'a> {
     pub moves_blob: &'a [u8],
 }
 
-/// The year of a `Date` value as reports group it: its first four characters when they are
-/// digits, else `????`.
-pub(crate) fn year_of(date: Option<&str>) -> String {
-    match date.and_then(|d| d.get(..4)) {
-        Some(y) if y.bytes().all(|b| b.is_ascii_digit()) => y.to_string(),
-        _ => "????".to_string(),
-    }
-}
-
 /// Counts of one summary row.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Counts {
@@ -50,13 +42,39 @@ pub(crate) struct Counts {
     pub with: [u64; 7],
 }
 
+/// A result as a summary row keys it: the four results without an allocation.
+fn result_key(result: &str) -> Cow<'static, str> {
+    match result {
+        "1-0" => Cow::Borrowed("1-0"),
+        "0-1" => Cow::Borrowed("0-1"),
+        "1/2-1/2" => Cow::Borrowed("1/2-1/2"),
+        "*" => Cow::Borrowed("*"),
+        other => Cow::Owned(other.to_string()),
+    }
+}
+
+/// A year as a summary row keys it (and reports group it): the `Date` value's first four
+/// characters when they are digits, or none (`????`).
+fn year_key(date: Option<&str>) -> Option<[u8; 4]> {
+    let y = date?.as_bytes().get(..4)?;
+    y.iter()
+        .all(|b| b.is_ascii_digit())
+        .then(|| [y[0], y[1], y[2], y[3]])
+}
+
+/// The first [`OPENING_PLIES`] moves of a game, without an allocation.
+type Line = ([u8; OPENING_PLIES * MOVE_BYTES], usize);
+
+/// The key of a summary row: variant, year, result and how the game ended.
+type RowKey = (i64, Option<[u8; 4]>, Cow<'static, str>, GameEnd);
+
 /// The summaries' part of a batch, added up in memory and written at once.
 #[derive(Debug, Default)]
 pub(crate) struct BatchSummary {
-    rows: HashMap<(i64, String, String, GameEnd), Counts>,
+    rows: HashMap<RowKey, Counts>,
     lengths: HashMap<(i64, u32), u64>,
     promotions: HashMap<(i64, String), (u64, u64)>,
-    openings: HashMap<i64, HashMap<Vec<u8>, OpeningRow>>,
+    openings: HashMap<(i64, Line), OpeningRow>,
     games: u64,
 }
 
@@ -65,7 +83,7 @@ impl BatchSummary {
         self.games += 1;
         let c = self
             .rows
-            .entry((f.variant, year_of(f.date), f.result.to_string(), f.end))
+            .entry((f.variant, year_key(f.date), result_key(f.result), f.end))
             .or_default();
         c.games += 1;
         c.plies += u64::from(f.plies);
@@ -86,15 +104,12 @@ impl BatchSummary {
         }
         if f.standard_start {
             let line = &f.moves_blob[..f.moves_blob.len().min(OPENING_PLIES * MOVE_BYTES)];
+            let mut key: Line = ([0; OPENING_PLIES * MOVE_BYTES], line.len());
+            key.0[..line.len()].copy_from_slice(line);
             let row = self
                 .openings
-                .entry(f.variant)
-                .or_default()
-                .entry(line.to_vec())
-                .or_insert_with(|| OpeningRow {
-                    line: line.to_vec(),
-                    ..OpeningRow::default()
-                });
+                .entry((f.variant, key))
+                .or_insert_with(|| OpeningRow::new(line));
             row.games += 1;
             match f.result {
                 "1-0" => row.white += 1,
@@ -134,6 +149,10 @@ impl BatchSummary {
         )?;
         for ((variant, year, result, end), c) in &self.rows {
             let n = |v: u64| v as i64;
+            let year = match year {
+                Some(y) => String::from_utf8_lossy(y).into_owned(),
+                None => "????".to_string(),
+            };
             stmt.execute(params![
                 variant,
                 year,
@@ -172,19 +191,21 @@ impl BatchSummary {
         for ((variant, kind), (moves, games)) in &self.promotions {
             stmt.execute(params![variant, kind, *moves as i64, *games as i64])?;
         }
-        let parts: Vec<(i64, Vec<u8>)> = self
+        let mut rows: Vec<(i64, OpeningRow)> = self
             .openings
             .into_iter()
-            .map(|(variant, rows)| {
-                let mut rows: Vec<OpeningRow> = rows.into_values().collect();
-                rows.sort_by(|a, b| a.line.cmp(&b.line));
-                let mut blob = Vec::new();
-                for r in &rows {
-                    r.write(&mut blob);
-                }
-                (variant, blob)
-            })
+            .map(|((variant, _), row)| (variant, row))
             .collect();
+        rows.sort_by(|a, b| (a.0, a.1.line()).cmp(&(b.0, b.1.line())));
+        let mut parts: Vec<(i64, Vec<u8>)> = Vec::new();
+        for (variant, row) in rows {
+            if parts.last().is_none_or(|p| p.0 != variant) {
+                parts.push((variant, Vec::new()));
+            }
+            if let Some(p) = parts.last_mut() {
+                row.write(&mut p.1);
+            }
+        }
         tally::insert(tx, Kind::Openings, self.games, &parts)
     }
 }

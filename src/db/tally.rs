@@ -5,6 +5,8 @@
 
 use rusqlite::{Connection, Transaction, params};
 
+use super::codec::MOVE_BYTES;
+use super::schema::OPENING_PLIES;
 use super::tree::{get_varint, put_varint};
 
 /// A kind of tally (the `tally.kind` column).
@@ -241,11 +243,14 @@ fn merge_names(blobs: &[Vec<u8>]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The most bytes of an opening line (the summaries keep [`OPENING_PLIES`] plies).
+pub(crate) const LINE_BYTES: usize = OPENING_PLIES * MOVE_BYTES;
+
 /// The games that began with one line (or were that line, when shorter), and their results.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct OpeningRow {
-    /// The moves (3 bytes each).
-    pub line: Vec<u8>,
+    line: [u8; LINE_BYTES],
+    len: u8,
     pub games: u64,
     pub white: u64,
     pub draws: u64,
@@ -255,6 +260,29 @@ pub(crate) struct OpeningRow {
 }
 
 impl OpeningRow {
+    /// A row of no games for `line` (at most [`LINE_BYTES`] of it).
+    pub fn new(line: &[u8]) -> OpeningRow {
+        let n = line.len().min(LINE_BYTES);
+        let mut row = OpeningRow {
+            len: n as u8,
+            ..OpeningRow::default()
+        };
+        row.line[..n].copy_from_slice(&line[..n]);
+        row
+    }
+
+    /// Keeps only the first `bytes` of the line.
+    pub fn truncate(&mut self, bytes: usize) {
+        let n = usize::from(self.len).min(bytes);
+        self.line[n..].fill(0);
+        self.len = n as u8;
+    }
+
+    /// The moves (3 bytes each).
+    pub fn line(&self) -> &[u8] {
+        &self.line[..usize::from(self.len).min(LINE_BYTES)]
+    }
+
     pub fn add(&mut self, o: &OpeningRow) {
         self.games += o.games;
         self.white += o.white;
@@ -266,67 +294,113 @@ impl OpeningRow {
     /// Layout: the line's length in bytes (one byte), the line, then LEB128 values: games,
     /// white wins, draws, black wins, the sum of lengths.
     pub fn write(&self, out: &mut Vec<u8>) {
-        out.push(self.line.len().min(255) as u8);
-        out.extend_from_slice(&self.line[..self.line.len().min(255)]);
+        out.push(self.len);
+        out.extend_from_slice(self.line());
         for v in [self.games, self.white, self.draws, self.black, self.plies] {
             put_varint(out, v);
         }
     }
 }
 
-/// The rows of an openings blob, in line order; `None` if it does not decode.
-pub(crate) fn decode_openings(blob: &[u8]) -> Option<Vec<OpeningRow>> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < blob.len() {
-        let n = *blob.get(at)? as usize;
-        let line = blob.get(at + 1..at + 1 + n)?.to_vec();
-        at += 1 + n;
-        let mut v = [0u64; 5];
-        for x in &mut v {
-            *x = get_varint(blob, &mut at)?;
-        }
-        let [games, white, draws, black, plies] = v;
-        out.push(OpeningRow {
-            line,
-            games,
-            white,
-            draws,
-            black,
-            plies,
-        });
-    }
-    Some(out)
+/// Reads the rows of an openings blob in order; a blob that does not decode ends early and
+/// sets `damaged`.
+pub(crate) struct Openings<'a> {
+    blob: &'a [u8],
+    at: usize,
+    pub damaged: bool,
 }
 
-/// Rows of several sorted lists merged into one sorted list, equal lines added up.
-pub(crate) fn merge_opening_rows(lists: Vec<Vec<OpeningRow>>) -> Vec<OpeningRow> {
-    let mut all: Vec<OpeningRow> = if lists.len() == 1 {
-        lists.into_iter().next().unwrap_or_default()
-    } else {
-        let mut all: Vec<OpeningRow> = lists.into_iter().flatten().collect();
-        all.sort_by(|a, b| a.line.cmp(&b.line));
-        all
-    };
-    let mut out: Vec<OpeningRow> = Vec::with_capacity(all.len());
-    for r in all.drain(..) {
-        match out.last_mut() {
-            Some(last) if last.line == r.line => last.add(&r),
-            _ => out.push(r),
+impl<'a> Openings<'a> {
+    pub fn new(blob: &'a [u8]) -> Openings<'a> {
+        Openings {
+            blob,
+            at: 0,
+            damaged: false,
         }
     }
-    out
+
+    fn read(&mut self) -> Option<OpeningRow> {
+        let n = *self.blob.get(self.at)? as usize;
+        if n > LINE_BYTES {
+            return None;
+        }
+        let mut row = OpeningRow::new(self.blob.get(self.at + 1..self.at + 1 + n)?);
+        self.at += 1 + n;
+        let mut v = [0u64; 5];
+        for x in &mut v {
+            *x = get_varint(self.blob, &mut self.at)?;
+        }
+        [row.games, row.white, row.draws, row.black, row.plies] = v;
+        Some(row)
+    }
+}
+
+impl Iterator for Openings<'_> {
+    type Item = OpeningRow;
+
+    fn next(&mut self) -> Option<OpeningRow> {
+        if self.at >= self.blob.len() {
+            return None;
+        }
+        let row = self.read();
+        if row.is_none() {
+            self.damaged = true;
+            self.at = self.blob.len();
+        }
+        row
+    }
+}
+
+/// The rows of several blobs (each sorted by line) merged in line order, equal lines added
+/// up, given to `each`; `None` if a blob does not decode.
+pub(crate) fn merge_openings_with(
+    blobs: &[&[u8]],
+    mut each: impl FnMut(&OpeningRow),
+) -> Option<()> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut lists: Vec<Openings<'_>> = blobs.iter().map(|b| Openings::new(b)).collect();
+    // The next row of each list, smallest line first.
+    let mut heap: BinaryHeap<Reverse<([u8; LINE_BYTES], u8, usize)>> = BinaryHeap::new();
+    let mut heads: Vec<Option<OpeningRow>> = Vec::with_capacity(lists.len());
+    for (i, l) in lists.iter_mut().enumerate() {
+        let head = l.next();
+        if let Some(r) = &head {
+            heap.push(Reverse((r.line, r.len, i)));
+        }
+        heads.push(head);
+    }
+    let mut current: Option<OpeningRow> = None;
+    while let Some(Reverse((_, _, i))) = heap.pop() {
+        let Some(row) = heads[i].take() else { continue };
+        match &mut current {
+            Some(c) if c.line() == row.line() => c.add(&row),
+            _ => {
+                if let Some(c) = current.take() {
+                    each(&c);
+                }
+                current = Some(row);
+            }
+        }
+        let next = lists[i].next();
+        if let Some(r) = &next {
+            heap.push(Reverse((r.line, r.len, i)));
+        }
+        heads[i] = next;
+    }
+    if let Some(c) = current {
+        each(&c);
+    }
+    if lists.iter().any(|l| l.damaged) {
+        return None;
+    }
+    Some(())
 }
 
 fn merge_openings(blobs: &[Vec<u8>]) -> Option<Vec<u8>> {
-    let lists = blobs
-        .iter()
-        .map(|b| decode_openings(b))
-        .collect::<Option<Vec<_>>>()?;
+    let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
     let mut out = Vec::new();
-    for r in merge_opening_rows(lists) {
-        r.write(&mut out);
-    }
+    merge_openings_with(&blobs, |r| r.write(&mut out))?;
     Some(out)
 }
 
@@ -367,23 +441,31 @@ mod tests {
     #[test]
     fn openings_round_trip_and_merge() {
         let row = |line: &[u8], games| OpeningRow {
-            line: line.to_vec(),
             games,
             white: 1,
-            draws: 0,
-            black: 0,
             plies: 40,
+            ..OpeningRow::new(line)
         };
-        let a = vec![row(&[], 1), row(&[1, 2, 3], 2), row(&[1, 2, 4], 1)];
-        let b = vec![row(&[1, 2, 3], 5), row(&[9, 9, 9], 1)];
-        let mut blob = Vec::new();
-        for r in &a {
-            r.write(&mut blob);
-        }
-        assert_eq!(decode_openings(&blob), Some(a.clone()));
-        let m = merge_opening_rows(vec![a, b]);
+        let blob = |rows: &[OpeningRow]| {
+            let mut b = Vec::new();
+            for r in rows {
+                r.write(&mut b);
+            }
+            b
+        };
+        let a = [row(&[], 1), row(&[1, 2, 3], 2), row(&[1, 2, 4], 1)];
+        let b = [row(&[1, 2, 3], 5), row(&[9, 9, 9], 1)];
+        let (a, b) = (blob(&a), blob(&b));
+        assert_eq!(Openings::new(&a).count(), 3);
+        let mut m = Vec::new();
+        merge_openings_with(&[&a, &b, &[]], |r| m.push(*r)).unwrap();
         assert_eq!(m.len(), 4);
-        assert_eq!(m[1].line, vec![1, 2, 3]);
+        assert_eq!(m[0].line(), &[] as &[u8]);
+        assert_eq!(m[1].line(), &[1, 2, 3]);
         assert_eq!((m[1].games, m[1].white, m[1].plies), (7, 2, 80));
+        assert_eq!(m[3].line(), &[9, 9, 9]);
+        assert!(merge_openings_with(&[&a[..a.len() - 1]], |_| {}).is_none());
+        let long = [13u8; 14];
+        assert!(merge_openings_with(&[&long], |_| {}).is_none());
     }
 }

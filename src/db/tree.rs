@@ -80,10 +80,12 @@ struct Walk {
 }
 
 impl Walk {
-    fn new(start: &Position) -> Walk {
+    /// A walk from `start`, whose check key is `key` when known.
+    fn new(start: &Position, key: Option<u64>) -> Walk {
         let pos = start.clone();
         let board = pos.board;
-        let board_terms = check_key(&pos).wrapping_sub(state_terms(&pos));
+        let key = key.unwrap_or_else(|| check_key(&pos));
+        let board_terms = key.wrapping_sub(state_terms(&pos));
         Walk {
             pos,
             board,
@@ -152,12 +154,18 @@ impl GameTree {
 }
 
 /// The tree's part of a game: `hashes` are the hashes of its positions (the start and after
-/// each move), `moves` its moves from `start`. The first plies are played again to compute
-/// their check keys; later positions only when their hash is one of the first plies' (a
-/// possible return), to tell a return from a hash collision.
-pub(crate) fn game_tree(start: &Position, moves: &[Move], hashes: &[u64]) -> GameTree {
+/// each move), `moves` its moves from `start`, whose check key is `start_key` if known. The
+/// first plies are played again to compute their check keys; later positions only when their
+/// hash is one of the first plies' (a possible return), to tell a return from a hash
+/// collision.
+pub(crate) fn game_tree(
+    start: &Position,
+    start_key: Option<u64>,
+    moves: &[Move],
+    hashes: &[u64],
+) -> GameTree {
     let shallow = hashes.len().min(TREE_PLIES as usize);
-    let mut walk = Walk::new(start);
+    let mut walk = Walk::new(start, start_key);
     let mut keys: Vec<(u64, u64)> = Vec::with_capacity(shallow);
     let mut out = GameTree {
         visits: Vec::with_capacity(shallow),
@@ -187,12 +195,15 @@ pub(crate) fn game_tree(start: &Position, moves: &[Move], hashes: &[u64]) -> Gam
     for &(h, _) in &keys {
         filter[(h >> 62) as usize] |= 1 << ((h >> 56) & 63);
     }
-    for (ply, &hash) in hashes.iter().enumerate().skip(shallow) {
-        if filter[(hash >> 62) as usize] & 1 << ((hash >> 56) & 63) == 0
-            || !keys.iter().any(|k| k.0 == hash)
-        {
+    let later = hashes.get(shallow..).unwrap_or(&[]);
+    for (i, &hash) in later.iter().enumerate() {
+        if filter[(hash >> 62) as usize] & 1 << ((hash >> 56) & 63) == 0 {
             continue;
         }
+        if !keys.iter().any(|k| k.0 == hash) {
+            continue;
+        }
+        let ply = shallow + i;
         while walk.ply < ply {
             let Some(&m) = moves.get(walk.ply) else { break };
             walk.play(m);
@@ -489,7 +500,7 @@ mod tests {
             let v = crate::variants::builtin(name).unwrap();
             for i in 0..6 {
                 let game = random_game(&v, 9, i, &Options::default());
-                let mut walk = Walk::new(game.start());
+                let mut walk = Walk::new(game.start(), None);
                 let mut pos = game.start().clone();
                 let mut seen: Vec<(Position, u64)> = Vec::new();
                 for &m in game.moves() {
@@ -537,7 +548,9 @@ mod tests {
             game.play(m).unwrap();
         }
         let hashes: Vec<u64> = game.hashes().collect();
-        let t = game_tree(game.start(), game.moves(), &hashes);
+        let t = game_tree(game.start(), None, game.moves(), &hashes);
+        let key = check_key(game.start());
+        assert_eq!(game_tree(game.start(), Some(key), game.moves(), &hashes), t);
         // Plies 0-3 are new; 4 is the start again; 5-7 repeat 1-3; 8 is the start.
         let plies: Vec<u16> = t.visits.iter().map(|v| v.ply).collect();
         assert_eq!(plies, vec![0, 1, 2, 3, 9, 10, 11]);
