@@ -10,4 +10,6 @@ pub mod notation;
 pub mod render;
 pub mod replay;
 pub mod rules;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod variants;

@@ -60,6 +60,9 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Show a game: tags, moves and the board at a ply.
     Show(cli::show::ShowArgs),
+    /// Serve the explorer, a game viewer, search and statistics as web pages.
+    #[cfg(feature = "serve")]
+    Serve(cli::serve::ServeArgs),
     /// Print a shell's completion script (bash, zsh, fish, powershell, elvish).
     Completions(cli::completions::CompletionsArgs),
     /// Print the manual page (roff).
@@ -99,6 +102,8 @@ fn main() -> ExitCode {
         Command::Index(a) => cli::index::run(a, &mut out),
         Command::Export(a) => cli::export::run(a, &mut out),
         Command::Show(a) => cli::show::run(a, &mut out),
+        #[cfg(feature = "serve")]
+        Command::Serve(a) => cli::serve::run(a, &mut out),
         Command::Completions(a) => {
             cli::completions::completions(a, Cli::command(), &mut out).map(|()| true)
         }

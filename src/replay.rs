@@ -15,7 +15,9 @@ use crate::notation::san::{San, SanPlus, ShortSan, Suffix};
 use crate::notation::span::Span;
 use crate::notation::tags::{self, GameResult};
 use crate::notation::{LineWriter, ResolveError, resolve, san, san_into, write_tags};
-use crate::rules::{Color, Game, Move, Outcome, Position, Quick, Status, Termination, Variant};
+use crate::rules::{
+    Color, Game, Move, Outcome, Position, Quick, Status, Takeback, Termination, Variant,
+};
 use crate::variants::Registry;
 
 /// What kind of problem a game has.
@@ -49,6 +51,11 @@ pub enum ProblemKind {
     MoveNumber,
     /// Warning: no result after the moves.
     MissingResult,
+    /// Warning: moves played on after the game ended in a draw by a rule (two bare kings), as
+    /// engines do; they are replayed and kept, and the game's end is the draw.
+    MovesAfterDraw,
+    /// Warning: a tag whose name an earlier tag has; the first one counts.
+    DuplicateTag,
 }
 
 impl ProblemKind {
@@ -68,6 +75,8 @@ impl ProblemKind {
             ProblemKind::NonCanonical => "non-canonical",
             ProblemKind::MoveNumber => "move-number",
             ProblemKind::MissingResult => "missing-result",
+            ProblemKind::MovesAfterDraw => "moves-after-draw",
+            ProblemKind::DuplicateTag => "duplicate-tag",
         }
     }
 
@@ -79,6 +88,8 @@ impl ProblemKind {
                 | ProblemKind::NonCanonical
                 | ProblemKind::MoveNumber
                 | ProblemKind::MissingResult
+                | ProblemKind::MovesAfterDraw
+                | ProblemKind::DuplicateTag
         )
     }
 }
@@ -127,6 +138,8 @@ pub struct Replay {
     complete: bool,
     /// The status at the end of the main line, once judged.
     final_status: Option<Status>,
+    /// The ply after which the main line's game was over by the rules, when it is.
+    end_ply: Option<u32>,
 }
 
 /// How many plies of a game written in coordinate form its one warning gives in canonical SAN.
@@ -143,6 +156,19 @@ fn short(text: &str) -> String {
         s.push('…');
         s
     }
+}
+
+/// A tag's value, shortened as [`short`] does, from no more of its text than that needs:
+/// one long value may be named again and again.
+fn short_value(raw: &RawGame, tag: &crate::notation::game::Tag) -> String {
+    // Enough bytes for the characters shown and one more, each up to four bytes and escaped.
+    let keep = (TEXT_CHARS + 1) * 8;
+    let value = crate::notation::span::Span {
+        len: tag.value.len.min(keep as u64),
+        ..tag.value
+    };
+    let head = crate::notation::game::Tag { value, ..*tag };
+    short(&raw.tag_value(&head))
 }
 
 /// The canonical SAN of the moves that movetext tokens resolved to: one move whose canonical
@@ -178,16 +204,23 @@ impl Canon {
 
 /// A checking move whose mark waits for the next move of its line: if that move is legal,
 /// the check was no mate. Judging mate at once would cost a search for a legal move.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Pending {
     /// Its entry in `Replay::canonical`.
     canon: usize,
     ply: u32,
     span: Span,
     written: Option<Suffix>,
+    /// The position before the move, as a position string, when the mark written is likely
+    /// to be wrong (no mark, or `#`): taken while it is at hand, since finding it later would
+    /// mean playing the game again from its start.
+    before: Option<Box<str>>,
 }
 
-/// A line of play being replayed: the main line or a variation.
+/// The line of play being replayed (the main line, or the innermost variation open), on the
+/// game that all lines share: a variation takes back the move it replaces, and when it ends
+/// its moves are taken back and that move played again. So a variation costs no more than its
+/// own moves, and each level of nesting holds only a [`Suspended`] line.
 struct Frame {
     game: Box<Game>,
     /// Scratch space for candidate moves.
@@ -196,6 +229,91 @@ struct Frame {
     dead: bool,
     /// The last move, if it gave check and its mark is not settled yet.
     pending: Option<Pending>,
+    /// The ply after which the line's game ended in a draw by a rule, once the line has
+    /// played on past it (warned at its first move there).
+    draw: Option<u32>,
+    /// What takes back each move of the game, once the game has a variation: kept from its
+    /// first `(` on (found then by playing the moves so far again), as long as the game.
+    log: Option<Vec<Takeback>>,
+}
+
+/// A line of play set aside while a variation of it is replayed.
+struct Suspended {
+    dead: bool,
+    /// Boxed: rarely there, and a `Suspended` is kept for each level of nesting.
+    pending: Option<Box<Pending>>,
+    draw: Option<u32>,
+    /// The number of moves of the game where the variation branched off.
+    base: usize,
+    /// The line's last move, taken back for the variation, to play again when it ends.
+    replaced: Option<Move>,
+}
+
+impl Frame {
+    /// Keeps what takes back the move just played, once the game has a variation.
+    #[inline]
+    fn played(&mut self) {
+        if let Some(log) = self.log.as_mut()
+            && let Some(t) = self.game.takeback()
+        {
+            log.push(t);
+        }
+    }
+
+    /// Keeps what takes back each move played since the game had `from` moves and was at
+    /// `before`, once the game has a variation.
+    fn played_from(&mut self, mut before: Position, from: usize) {
+        if let Some(log) = self.log.as_mut() {
+            for &m in self.game.moves().get(from..).unwrap_or_default() {
+                log.push(Takeback::of(before.play_unchecked(m)));
+            }
+        }
+    }
+
+    /// Takes back the game's last move; returns it.
+    fn take_back(&mut self) -> Option<Move> {
+        let game = &mut self.game;
+        let log = self.log.get_or_insert_with(|| game.takebacks());
+        let t = log.pop()?;
+        game.take_back(t)
+    }
+
+    /// A variation begins: the line is set aside, and the move the variation replaces is
+    /// taken back (the variation is left unplayed, as after an error, when the line is or
+    /// when it has no move to replace).
+    fn begin_variation(&mut self) -> Suspended {
+        let replaced = if self.dead || self.game.moves().is_empty() {
+            None
+        } else {
+            self.take_back()
+        };
+        let parent = Suspended {
+            dead: self.dead,
+            pending: self.pending.take().map(Box::new),
+            draw: self.draw.take(),
+            base: self.game.moves().len(),
+            replaced,
+        };
+        self.dead = replaced.is_none();
+        parent
+    }
+
+    /// A variation ends (its last mark settled): its moves are taken back, the move it
+    /// replaced is played again, and the line it came from goes on.
+    fn end_variation(&mut self, parent: Suspended) {
+        while self.game.moves().len() > parent.base {
+            if self.take_back().is_none() {
+                break;
+            }
+        }
+        if let Some(m) = parent.replaced {
+            self.game.play_unchecked(m);
+            self.played();
+        }
+        self.dead = parent.dead;
+        self.pending = parent.pending.map(|p| *p);
+        self.draw = parent.draw;
+    }
 }
 
 impl Replay {
@@ -312,6 +430,13 @@ impl Replay {
         out
     }
 
+    /// The number of plies of the main line after which the game was over by the rules, if
+    /// it was: the plies replayed, or fewer when moves were played on past a draw (see
+    /// [`ProblemKind::MovesAfterDraw`]; [`Replay::status`] is then that draw).
+    pub fn end_ply(&self) -> Option<u32> {
+        self.end_ply
+    }
+
     /// The game's status at the end of its main line.
     pub fn status(&self) -> Option<Status> {
         self.final_status
@@ -370,12 +495,22 @@ impl Replay {
     /// missing), `Variant` naming the variant, `SetUp` beside a `FEN`, `Termination`, then the
     /// rest in input order.
     pub fn canonical_tags(&self, raw: &RawGame) -> Vec<(String, String)> {
-        let mut tag_list: Vec<(String, String)> = Vec::new();
-        for t in &raw.tags {
-            let name = raw.tag_name(t).into_owned();
-            if tag_list.iter().any(|(n, _)| *n == name) {
+        let mut tag_list: Vec<(String, String)> = Vec::with_capacity(raw.tags.len() + 4);
+        // The first tag of each name counts. A game may have any number of tags: past a few,
+        // the names seen are hashed rather than searched.
+        const FEW: usize = 16;
+        let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
+        for (i, t) in raw.tags.iter().enumerate() {
+            let bytes = raw.bytes(t.name);
+            let again = if raw.tags.len() <= FEW {
+                raw.tags[..i].iter().any(|u| raw.bytes(u.name) == bytes)
+            } else {
+                !seen.insert(bytes)
+            };
+            if again {
                 continue;
             }
+            let name = raw.tag_name(t).into_owned();
             let mut value = raw.tag_value(t).into_owned();
             if name == tags::VARIANT
                 && let Some(v) = &self.variant
@@ -487,7 +622,12 @@ impl Replay {
                 TokenKind::Nag(n) => w.push(&format!("${n}")),
                 TokenKind::Comment | TokenKind::LineComment => {
                     // A `}` inside a `;` comment would end a `{}` comment early.
-                    w.push_comment(&raw.comment_text(tok).replace('}', ")"));
+                    let text = raw.comment_text(tok);
+                    if text.contains('}') {
+                        w.push_comment(&text.replace('}', ")"));
+                    } else {
+                        w.push_comment(&text);
+                    }
                     if let Some(l) = lines.last_mut() {
                         l.2 = true;
                     }
@@ -567,6 +707,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         canonical_text: String::new(),
         complete: false,
         final_status: None,
+        end_ply: None,
     };
     let mut syntax_error = false;
     for d in &raw.diagnostics {
@@ -577,17 +718,31 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         let kind = match d.kind {
             DiagnosticKind::MoveNumberOutOfOrder { .. } => ProblemKind::MoveNumber,
             DiagnosticKind::MissingResult => ProblemKind::MissingResult,
+            DiagnosticKind::DuplicateTag { .. } => ProblemKind::DuplicateTag,
             _ => ProblemKind::Syntax,
         };
         let error = d.kind.severity() == Severity::Error;
         syntax_error |= error;
+        let message = match d.kind {
+            DiagnosticKind::DuplicateTag { first } => match raw.tags.get(first as usize) {
+                Some(t) => format!(
+                    "a second {} tag: the first one, \"{}\" (line {}), is used and this one is \
+                     ignored",
+                    raw.tag_name(t),
+                    short_value(raw, t),
+                    t.span.line
+                ),
+                None => format!("expected {}", d.kind.expected()),
+            },
+            _ => format!("expected {}", d.kind.expected()),
+        };
         r.problems.push(Problem {
             kind,
             error,
             line: d.span.line,
             column: d.span.column,
             text: short(&raw.text(d.span)),
-            message: format!("expected {}", d.kind.expected()),
+            message,
             ply: None,
             position: None,
             legal: Vec::new(),
@@ -667,26 +822,37 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         return r;
     }
 
-    let unhashed = |g: Game| if hashes { g } else { g.without_hashes() };
-    let mut main_line = unhashed(Game::new(start));
+    let mut main_line = Game::new(start);
+    if !hashes {
+        main_line = main_line.without_hashes();
+    }
     main_line.reserve(raw.tokens.len());
-    let mut stack = vec![Frame {
+    let mut frame = Frame {
         game: Box::new(main_line),
         scratch: Vec::with_capacity(16),
         dead: false,
         pending: None,
-    }];
+        draw: None,
+        log: None,
+    };
+    // The lines set aside for the variations open, outermost first.
+    let mut stack: Vec<Suspended> = Vec::new();
     let mut next = 0;
     while next < raw.tokens.len() {
-        if shortcuts
-            && let Some(frame) = stack.last_mut()
-            && !frame.dead
-        {
+        if shortcuts && !frame.dead {
+            // The run keeps no takebacks (a test at each move cost games without variations
+            // 1.3% of the replay's instructions): a game with a variation finds them after
+            // it, by playing its moves again from the position before it.
+            let before = frame.log.as_ref().map(|_| frame.game.position().clone());
+            let from = frame.game.moves().len();
             next = if frame.game.hashing() {
-                quick_run::<true>(&mut r, raw, frame, &variant, next)
+                quick_run::<true>(&mut r, raw, &mut frame, &variant, next)
             } else {
-                quick_run::<false>(&mut r, raw, frame, &variant, next)
+                quick_run::<false>(&mut r, raw, &mut frame, &variant, next)
             };
+            if let Some(before) = before {
+                frame.played_from(before, from);
+            }
         }
         let Some(tok) = raw.tokens.get(next) else {
             break;
@@ -695,7 +861,6 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         next += 1;
         match tok.kind {
             TokenKind::Move(_) => {
-                let Some(frame) = stack.last_mut() else { break };
                 if frame.dead {
                     continue;
                 }
@@ -711,13 +876,14 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
                 // for a legal move) is left for when it is not.
                 let pending = frame.pending.take();
                 let (text, problems) = (&mut r.canonical_text, &mut r.problems);
-                let played = play(frame, &sp, raw, tok.span, text, problems, shortcuts);
+                let played = play(&mut frame, &sp, raw, tok.span, text, problems, shortcuts);
                 if let Some(p) = pending {
                     let mate = played.is_err() && is_mate(&frame.game);
                     settle(&mut r, raw, &frame.game, p, mate);
                 }
                 match played {
                     Ok(mark) => {
+                        frame.played();
                         let len = r.canonical_text.len() - start;
                         if let (Ok(start), Ok(len)) = (u32::try_from(start), u16::try_from(len)) {
                             r.canonical.push(Canon {
@@ -733,48 +899,27 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
                     }
                 }
             }
-            TokenKind::VariationStart => {
-                let Some(parent) = stack.last() else { break };
-                let n = parent.game.moves().len();
-                let frame = if parent.dead || n == 0 {
-                    Frame {
-                        game: Box::new(Game::new(parent.game.start().clone())),
-                        scratch: Vec::new(),
-                        dead: true,
-                        pending: None,
-                    }
-                } else {
-                    let mut g = unhashed(Game::new(parent.game.start().clone()));
-                    for &m in &parent.game.moves()[..n - 1] {
-                        g.play_unchecked(m);
-                    }
-                    Frame {
-                        game: Box::new(g),
-                        scratch: Vec::new(),
-                        dead: false,
-                        pending: None,
-                    }
-                };
-                stack.push(frame);
-            }
-            TokenKind::VariationEnd if stack.len() > 1 => {
-                if let Some(frame) = stack.pop() {
-                    end_line(&mut r, raw, frame);
+            TokenKind::VariationStart => stack.push(frame.begin_variation()),
+            TokenKind::VariationEnd => {
+                if let Some(parent) = stack.pop() {
+                    end_line(&mut r, raw, &mut frame);
+                    frame.end_variation(parent);
                 }
             }
             _ => {}
         }
     }
-    while stack.len() > 1 {
-        if let Some(frame) = stack.pop() {
-            end_line(&mut r, raw, frame);
-        }
+    while let Some(parent) = stack.pop() {
+        end_line(&mut r, raw, &mut frame);
+        frame.end_variation(parent);
     }
-    let Some(mut main) = stack.pop() else {
-        return r;
-    };
+    let mut main = frame;
     let status = main.game.status();
     r.final_status = Some(status);
+    if status.is_over() {
+        let plies = u32::try_from(main.game.moves().len()).unwrap_or(u32::MAX);
+        r.end_ply = Some(main.draw.unwrap_or(plies));
+    }
     if let Some(p) = main.pending.take() {
         let mate = matches!(
             status,
@@ -865,7 +1010,13 @@ fn play(
         return Ok(finish(game, text, start, &written, span, ply, problems));
     }
     let pos = game.position();
-    let legal = game.legal_moves();
+    let mut legal = game.legal_moves();
+    // Engines play on after a draw the rules make at once (two bare kings): such moves are
+    // replayed, and the line's first one is warned of.
+    let past_draw = legal.is_empty() && is_automatic_draw(pos);
+    if past_draw {
+        legal = game.legal_moves_past_end();
+    }
     let at = |kind: ProblemKind, message: String, legal_moves: &[Move]| Problem {
         kind,
         error: kind.is_error(),
@@ -917,8 +1068,42 @@ fn play(
         }
     };
     san_into(text, pos, m, &legal);
+    if past_draw && frame.draw.is_none() {
+        let drawn = ply - 1;
+        frame.draw = Some(drawn);
+        problems.push(at(
+            ProblemKind::MovesAfterDraw,
+            format!(
+                "the game had ended in a draw by bare king after ply {drawn}; the moves played \
+                 on are kept"
+            ),
+            &[],
+        ));
+    }
     game.play_unchecked(m);
     Ok(finish(game, text, start, &written, span, ply, problems))
+}
+
+/// Whether the game is over in `pos` by a draw that a rule makes at once, and that engines
+/// play on past: both sides reduced to their royal pieces (bare king). Other ends are no
+/// such thing: a citadel entered ends the game for good (`docs/RULES.md`), and after
+/// checkmate or stalemate no move is legal anyway.
+fn is_automatic_draw(pos: &Position) -> bool {
+    matches!(
+        pos.status_with(false),
+        Status::Over {
+            termination: Termination::BareKing,
+            outcome: Outcome::Draw,
+        }
+    )
+}
+
+/// Whether the move just played in `game` ended it with a win for its player: then `#` on
+/// it is right even when the win is not a checkmate (Fairy-Stockfish marks so the check that
+/// bares the enemy king), though the writer marks it `+`.
+fn won_by_last_move(game: &Game) -> bool {
+    let mover = !game.position().turn();
+    game.status().outcome().and_then(|o| o.winner()) == Some(mover)
 }
 
 /// The common case, cheaply: a move written with its piece and destination is resolved among
@@ -1043,7 +1228,11 @@ fn finish(
         },
     };
     let canonical = text.get(start..).unwrap_or_default();
-    if body == canonical && written_mark == mark {
+    let mark_right = written_mark == mark
+        || (written_mark == Some(Suffix::Mate)
+            && mark == Some(Suffix::Check)
+            && won_by_last_move(game));
+    if body == canonical && mark_right {
         return mark;
     }
     let warn = |kind: ProblemKind, message: String| Problem {
@@ -1063,7 +1252,7 @@ fn finish(
             format!("written {body}, canonical SAN is {canonical}"),
         ));
     }
-    if written_mark != mark {
+    if !mark_right {
         problems.push(warn(
             ProblemKind::CheckMark,
             mark_message(written_mark, mark),
@@ -1098,13 +1287,7 @@ fn mark_message(written: Option<Suffix>, right: Option<Suffix>) -> String {
 }
 
 /// A check-mark warning on the move at `span`, ply `ply`, played in `before`.
-fn mark_problem(
-    raw: &RawGame,
-    span: Span,
-    ply: u32,
-    before: &Position,
-    message: String,
-) -> Problem {
+fn mark_problem(raw: &RawGame, span: Span, ply: u32, before: String, message: String) -> Problem {
     Problem {
         kind: ProblemKind::CheckMark,
         error: false,
@@ -1113,32 +1296,53 @@ fn mark_problem(
         text: short(&raw.text(span)),
         message,
         ply: Some(ply),
-        position: Some(before.to_fen()),
+        position: Some(before),
         legal: Vec::new(),
     }
 }
 
 /// Settles the mark of a checking move of `game`'s line, now that it is known whether it
-/// mated.
+/// mated. Unless a legal move followed it, `game` is as the move left it.
+#[inline]
 fn settle(r: &mut Replay, raw: &RawGame, game: &Game, p: Pending, mate: bool) {
     let right = Some(if mate { Suffix::Mate } else { Suffix::Check });
     if let Some(c) = r.canonical.get_mut(p.canon) {
         c.mark = right;
     }
     if p.written != right {
-        let before = game.position_after(p.ply.saturating_sub(1) as usize);
-        r.problems.push(mark_problem(
-            raw,
-            p.span,
-            p.ply,
-            &before,
-            mark_message(p.written, right),
-        ));
+        wrong_mark(r, raw, game, p, right);
     }
 }
 
+/// [`settle`] for a mark other than the right one: a warning, unless it is `#` on a check
+/// that won the game.
+#[cold]
+#[inline(never)]
+fn wrong_mark(r: &mut Replay, raw: &RawGame, game: &Game, p: Pending, right: Option<Suffix>) {
+    let as_left = game.moves().len() == p.ply as usize;
+    if p.written == Some(Suffix::Mate) && as_left && won_by_last_move(game) {
+        return;
+    }
+    // A move was played after it only when it was no mate, and then `+` is right: a mark
+    // other than `+` brought its position with it.
+    let before = match p.before {
+        Some(fen) => fen.into(),
+        None if as_left => game.previous_position().to_fen(),
+        None => game
+            .position_after(p.ply.saturating_sub(1) as usize)
+            .to_fen(),
+    };
+    r.problems.push(mark_problem(
+        raw,
+        p.span,
+        p.ply,
+        before,
+        mark_message(p.written, right),
+    ));
+}
+
 /// A line of play ends: the mark of its last move is settled.
-fn end_line(r: &mut Replay, raw: &RawGame, mut frame: Frame) {
+fn end_line(r: &mut Replay, raw: &RawGame, frame: &mut Frame) {
     if let Some(p) = frame.pending.take() {
         let mate = is_mate(&frame.game);
         settle(r, raw, &frame.game, p, mate);
@@ -1181,6 +1385,8 @@ fn quick_run<const HASH: bool>(
                         ply,
                         span: tok.span,
                         written: short.suffix,
+                        before: (short.suffix != Some(Suffix::Check))
+                            .then(|| game.previous_position().to_fen().into()),
                     });
                     push_run(r, run, i + 1);
                     run = i + 1;
@@ -1189,7 +1395,7 @@ fn quick_run<const HASH: bool>(
                         raw,
                         tok.span,
                         ply,
-                        &game.previous_position(),
+                        game.previous_position().to_fen(),
                         mark_message(Some(w), None),
                     ));
                 }

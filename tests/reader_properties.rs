@@ -16,13 +16,14 @@ fn check(input: &[u8]) -> Vec<RawGame> {
         .flat_map(|g| g.source.iter().copied())
         .collect();
     assert!(input.starts_with(&joined));
-    let mut rest = &input[joined.len()..];
-    if joined.is_empty() {
-        // A file of nothing but a byte-order mark and blank space holds no game.
-        rest = rest.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(rest);
+    // Blank space and byte-order marks (at the start of a line) hold no game.
+    let rest = &input[joined.len()..];
+    let mut blank = rest.to_vec();
+    while let Some(at) = blank.windows(3).position(|w| w == b"\xEF\xBB\xBF") {
+        blank.drain(at..at + 3);
     }
     assert!(
-        rest.iter().all(|b| b" \t\r\n\x0b\x0c".contains(b)),
+        blank.iter().all(|b| b" \t\r\n\x0b\x0c".contains(b)),
         "left over: {rest:?}"
     );
     let mut offset = 0u64;
@@ -215,10 +216,21 @@ fn large_hostile_inputs_finish() {
         b"e".repeat(SIZE),
         b"1".repeat(SIZE),
         b"\xc3\xa9".repeat(SIZE / 2),
+        // Tag pairs on one line, and in one game.
+        b"[A \"1\"] ".repeat(SIZE / 8),
+        b"[A \"\xff\"] ".repeat(SIZE / 8),
+        b"[A \"1\"]\n".repeat(SIZE / 8),
+        b"1. e4 [A \"1\"] ".repeat(SIZE / 14),
+        // A comment over many lines that start like tags, and a game that begins again and
+        // again in one.
+        [&b"{"[..], &b"[x\ny\n".repeat(SIZE / 5)].concat(),
+        b"\xef\xbb\xbf[A \"1\"]\n{\n".repeat(SIZE / 12),
     ];
     for input in &inputs {
         let games = check(input);
         // Only the input of line ends is blank, and so holds no game.
         assert_eq!(games.is_empty(), input.first() == Some(&b'\r'));
+        // Read on all cores, in blocks that cut the long games again and again.
+        same_in_parallel(input, &games, 4096);
     }
 }

@@ -4,7 +4,6 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 
 use kabir::db::{Explorer, ExplorerMove, Results, percent};
 use kabir::rules::{Color, Position};
@@ -25,8 +24,7 @@ pub enum Format {
 }
 
 /// What is counted, said with every answer.
-pub const COUNTING: &str = "games that reached the position by any move order (transpositions \
-                            included), each game counted once, at its first visit";
+pub const COUNTING: &str = kabir::db::EXPLORER_COUNTING;
 
 /// The opening explorer: how many games reached a position and, for each move played from
 /// it, the games, their share, White wins / draws / Black wins and the average length, with
@@ -63,70 +61,6 @@ pub struct ExploreArgs {
     /// arrows for the three most played moves.
     #[arg(long, value_name = "FILE")]
     pub diagram: Option<std::path::PathBuf>,
-}
-
-/// The JSON answer: the position's node, with what is counted.
-#[derive(Serialize)]
-struct Answer<'a> {
-    variant: &'a str,
-    counting: &'static str,
-    #[serde(flatten)]
-    node: Node<'a>,
-}
-
-/// A position of the JSON answer, at the top and under each move of a tree (`next`): the
-/// same fields at every level.
-#[derive(Serialize)]
-struct Node<'a> {
-    fen: String,
-    games: u64,
-    results: &'a Results,
-    ended_here: u64,
-    continued: u64,
-    moves: Vec<NodeMove<'a>>,
-}
-
-/// A move of a [`Node`].
-#[derive(Serialize)]
-struct NodeMove<'a> {
-    san: &'a str,
-    uci: &'a str,
-    games: u64,
-    share_pct: f64,
-    results: &'a Results,
-    average_plies: f64,
-    examples: &'a [kabir::db::GameId],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next: Option<Box<Node<'a>>>,
-}
-
-impl<'a> Node<'a> {
-    fn of(pos: &Position, ex: &'a Explorer) -> Node<'a> {
-        Node {
-            fen: pos.to_fen(),
-            games: ex.games,
-            results: &ex.results,
-            ended_here: ex.ended_here,
-            continued: ex.games - ex.ended_here,
-            moves: ex
-                .moves
-                .iter()
-                .map(|m| NodeMove {
-                    san: &m.san,
-                    uci: &m.uci,
-                    games: m.games,
-                    share_pct: m.share_pct,
-                    results: &m.results,
-                    average_plies: m.average_plies,
-                    examples: &m.examples,
-                    next: m
-                        .next
-                        .as_deref()
-                        .map(|next| Box::new(Node::of(&pos.after(m.mv), next))),
-                })
-                .collect(),
-        }
-    }
 }
 
 /// A move's label in a line: `1. e3`, `1... e6`.
@@ -261,11 +195,7 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
     }
     match args.format {
         Format::Json => {
-            let a = Answer {
-                variant: variant.id(),
-                counting: COUNTING,
-                node: Node::of(&pos, &ex),
-            };
+            let a = kabir::db::ExploreAnswer::new(&pos, &ex);
             writeln!(out, "{}", serde_json::to_string_pretty(&a)?)?;
         }
         Format::Csv => {

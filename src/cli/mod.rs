@@ -14,6 +14,8 @@ pub mod perft;
 pub mod progress;
 pub mod query;
 pub mod search;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod show;
 pub mod stats;
 pub mod validate;

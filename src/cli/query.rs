@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use kabir::db::{Database, DbError, GameEnd, GameFilter, Special};
+use kabir::db::{Database, DbError, GameEnd, GameFilter, Special, names};
 use kabir::rules::{Color, Move, Position, Variant};
 use kabir::variants::Registry;
 
@@ -131,58 +131,16 @@ impl SpecialArg {
 }
 
 fn parse_result(s: &str) -> Result<String, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "1-0" | "white" => Ok("1-0".into()),
-        "0-1" | "black" => Ok("0-1".into()),
-        "1/2-1/2" | "draw" | "½-½" => Ok("1/2-1/2".into()),
-        "*" | "unfinished" => Ok("*".into()),
-        _ => Err("expected 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished)".into()),
-    }
+    names::parse_result(s)
+        .map(str::to_string)
+        .map_err(|e| e.to_string())
 }
 
 /// A date for `--from` and `--to`: `YYYY`, `YYYY.MM` or `YYYY.MM.DD` (`-` or `/` may stand
 /// for `.`), a real calendar date (Gregorian, leap years included), in the form the Date tag
 /// is compared in.
 fn parse_date(s: &str) -> Result<String, String> {
-    let d = s.replace(['-', '/'], ".");
-    let parts: Vec<&str> = d.split('.').collect();
-    let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
-    let well_formed = matches!(parts.len(), 1..=3)
-        && parts[0].len() == 4
-        && parts[1..].iter().all(|p| p.len() == 2)
-        && parts.iter().all(|p| digits(p));
-    if !well_formed {
-        return Err("expected YYYY, YYYY.MM or YYYY.MM.DD".into());
-    }
-    let number = |i: usize| parts.get(i).and_then(|p| p.parse::<u32>().ok());
-    let year = number(0).unwrap_or(0);
-    if let Some(month) = number(1) {
-        if !(1..=12).contains(&month) {
-            return Err(format!(
-                "{d} is not a date: there is no month {month:02} (01 to 12)"
-            ));
-        }
-        if let Some(day) = number(2) {
-            let days = days_in_month(year, month);
-            if !(1..=days).contains(&day) {
-                return Err(format!(
-                    "{d} is not a date: month {month:02} of {year:04} has days 01 to {days}"
-                ));
-            }
-        }
-    }
-    Ok(d)
-}
-
-/// The number of days of a month (1 to 12) of a year in the Gregorian calendar.
-fn days_in_month(year: u32, month: u32) -> u32 {
-    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
-    match month {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
+    names::parse_date(s).map_err(|e| e.to_string())
 }
 
 /// Conditions on the games, shared by `search`, `stats` and `export`.
@@ -248,16 +206,10 @@ impl FilterArgs {
     /// The library's filter.
     pub fn filter(&self) -> Result<GameFilter> {
         let variant = self.variant()?;
-        let promotion_to = match (&self.promotion_to, &variant) {
-            (Some(p), Some(v)) => Some(
-                p.chars()
-                    .next()
-                    .filter(|_| p.chars().count() == 1)
-                    .and_then(|c| v.kind_by_letter(c.to_ascii_uppercase()))
-                    .map_or_else(|| p.clone(), |k| v.kind(k).id.clone()),
-            ),
-            (p, _) => p.clone(),
-        };
+        let promotion_to = self
+            .promotion_to
+            .as_deref()
+            .map(|p| names::promotion_kind(variant.as_deref(), p));
         Ok(GameFilter {
             player: self.player.clone(),
             color: self.color.map(|c| match c {
@@ -401,5 +353,18 @@ mod tests {
                 .unwrap_err()
                 .contains("days 01 to 28")
         );
+    }
+
+    /// The options' values are the names the library (and so `kabir serve`) reads.
+    #[test]
+    fn option_values_are_the_library_names() {
+        for a in EndArg::value_variants() {
+            let name = a.to_possible_value().unwrap();
+            assert_eq!(names::parse_termination(name.get_name()), Ok(a.end()));
+        }
+        for a in SpecialArg::value_variants() {
+            let name = a.to_possible_value().unwrap();
+            assert_eq!(names::parse_special(name.get_name()), Ok(a.special()));
+        }
     }
 }

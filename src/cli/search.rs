@@ -4,9 +4,8 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 
-use kabir::db::{Database, GameQuery, SearchHit, SortKey};
+use kabir::db::{Database, GameQuery, GameRow, SearchAnswer, SearchPage, SortKey};
 
 use super::query::{DbArgs, FilterArgs, LineArgs, empty_message, position_variant, table, text};
 
@@ -103,60 +102,24 @@ pub fn build_query(
     Ok(q)
 }
 
-/// One game of the list, as JSON and CSV show it.
-#[derive(Debug, Serialize)]
-struct Row {
-    id: u32,
-    variant: String,
-    white: Option<String>,
-    black: Option<String>,
-    event: Option<String>,
-    site: Option<String>,
-    date: Option<String>,
-    result: String,
-    plies: u32,
-    termination: &'static str,
-    /// With a position: the first ply at which the game stood there.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ply: Option<u32>,
-}
-
-impl Row {
-    fn of(h: &SearchHit) -> Row {
-        let g = &h.game;
-        Row {
-            id: g.id,
-            variant: g.variant.clone(),
-            white: g.white.clone(),
-            black: g.black.clone(),
-            event: g.event.clone(),
-            site: g.site.clone(),
-            date: g.date.clone(),
-            result: g.result.clone(),
-            plies: g.plies,
-            termination: g.end.as_str(),
-            ply: h.ply,
-        }
+/// A game's cells in the table and CSV, in [`COLUMNS`] order (and `ply` with a position).
+fn cells(r: &GameRow, with_ply: bool) -> Vec<String> {
+    let mut c = vec![
+        r.id.to_string(),
+        r.variant.clone(),
+        text(&r.white),
+        text(&r.black),
+        text(&r.event),
+        text(&r.site),
+        text(&r.date),
+        r.result.clone(),
+        r.plies.to_string(),
+        r.termination.to_string(),
+    ];
+    if with_ply {
+        c.push(r.ply.map_or(String::new(), |p| p.to_string()));
     }
-
-    fn cells(&self, with_ply: bool) -> Vec<String> {
-        let mut c = vec![
-            self.id.to_string(),
-            self.variant.clone(),
-            text(&self.white),
-            text(&self.black),
-            text(&self.event),
-            text(&self.site),
-            text(&self.date),
-            self.result.clone(),
-            self.plies.to_string(),
-            self.termination.to_string(),
-        ];
-        if with_ply {
-            c.push(self.ply.map_or(String::new(), |p| p.to_string()));
-        }
-        c
-    }
+    c
 }
 
 const COLUMNS: [&str; 10] = [
@@ -172,14 +135,6 @@ const COLUMNS: [&str; 10] = [
     "termination",
 ];
 
-#[derive(Serialize)]
-struct Page {
-    total: u64,
-    offset: usize,
-    limit: Option<usize>,
-    games: Vec<Row>,
-}
-
 /// Searches; the exit status is 0 whether or not games match.
 pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<bool> {
     let db = args.db.open()?;
@@ -190,12 +145,11 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<bool> {
             Format::Json => writeln!(
                 out,
                 "{}",
-                serde_json::to_string(&Page {
-                    total: 0,
-                    offset: args.offset,
-                    limit,
-                    games: Vec::new()
-                })?
+                serde_json::to_string(&SearchAnswer::new(
+                    &SearchPage::default(),
+                    args.offset,
+                    limit
+                ))?
             )?,
             Format::Csv => writeln!(out, "{}", COLUMNS.join(","))?,
             Format::Pgn => {}
@@ -212,7 +166,8 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<bool> {
     q.offset = args.offset;
     let page = db.search(&q)?;
     let with_ply = q.position.is_some();
-    let rows: Vec<Row> = page.games.iter().map(Row::of).collect();
+    let answer = SearchAnswer::new(&page, args.offset, limit);
+    let rows = &answer.games;
     match args.format {
         Format::Table => {
             let shown = if rows.is_empty() {
@@ -239,18 +194,12 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<bool> {
                 if with_ply {
                     header.push("ply");
                 }
-                let cells = rows.iter().map(|r| r.cells(with_ply)).collect();
+                let cells = rows.iter().map(|r| cells(r, with_ply)).collect();
                 writeln!(out, "{}", table(&header, cells))?;
             }
         }
         Format::Json => {
-            let p = Page {
-                total: page.total,
-                offset: args.offset,
-                limit,
-                games: rows,
-            };
-            writeln!(out, "{}", serde_json::to_string_pretty(&p)?)?;
+            writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
         }
         Format::Csv => {
             let mut w = csv::Writer::from_writer(out);
@@ -259,8 +208,8 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<bool> {
                 header.push("ply");
             }
             w.write_record(&header)?;
-            for r in &rows {
-                w.write_record(r.cells(with_ply))?;
+            for r in rows {
+                w.write_record(cells(r, with_ply))?;
             }
             w.flush()?;
         }

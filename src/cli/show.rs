@@ -3,14 +3,24 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-use kabir::db::{GameId, StoredGame};
+use kabir::db::{GameAnswer, GameId, StoredGame};
 use kabir::render::{Charset, TextBoard};
 use kabir::rules::{Color, Position};
 
 use super::args::VariantArgs;
 use super::query::{DbArgs, empty_message, table};
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Tags, moves and the board as text.
+    Text,
+    /// One JSON object: tags, special moves, the moves with variations and comments, each
+    /// with its position, and the position at --ply (fields in docs/QUERIES.md).
+    Json,
+}
 
 /// Show a game: its tags, result and moves, and the board after a ply (the last one unless
 /// --ply is given), with the citadels.
@@ -37,6 +47,9 @@ pub struct ShowArgs {
     /// game names its variant, so no --variant is needed).
     #[arg(long, value_name = "PATH")]
     pub variant_file: Option<std::path::PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// The numbered moves, with the move that led to the board at `ply` in brackets.
@@ -84,7 +97,14 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
         eprintln!("kabir show: no game {} ({why})", args.game);
         return Ok(false);
     };
-    show(&game, args, &registry, out)?;
+    match args.format {
+        Format::Text => show(&game, args, &registry, out)?,
+        Format::Json => {
+            let answer = GameAnswer::new(&game, &registry, args.ply)?;
+            writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
+            save_diagram(&game, args, &registry)?;
+        }
+    }
     Ok(true)
 }
 
@@ -184,7 +204,17 @@ fn show(
     };
     write!(out, "{}", board.render(&pos))?;
     writeln!(out, "position: {}", pos.to_fen())?;
+    save_diagram(game, args, registry)
+}
+
+/// Saves the board at the ply shown, when --diagram asks for it.
+fn save_diagram(
+    game: &StoredGame,
+    args: &ShowArgs,
+    registry: &kabir::variants::Registry,
+) -> Result<()> {
     if let Some(path) = &args.diagram {
+        let ply = args.ply.unwrap_or(game.moves.len());
         let scene = super::diagram::stored_game_scene(game, registry, ply)?;
         let svg = super::diagram::draw(&scene, &[], None, args.flip)?;
         super::diagram::save_picture(&svg, path, 1.0)?;

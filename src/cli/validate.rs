@@ -88,6 +88,9 @@ struct GameReport<'a> {
     /// The state of the final position of the main line.
     #[serde(rename = "final")]
     final_state: Option<Status>,
+    /// The ply after which the game was over by the rules: `plies`, or fewer when moves were
+    /// played on past a draw.
+    end_ply: Option<u32>,
     valid: bool,
     errors: Vec<&'a Problem>,
     warnings: Vec<&'a Problem>,
@@ -272,6 +275,7 @@ fn game_report<'a>(path: &'a str, raw: &RawGame, r: &'a Replay) -> GameReport<'a
             .map(|x| x.as_str().to_string())
             .or_else(|| raw.tag(tags::RESULT).map(|s| s.into_owned())),
         final_state: r.status(),
+        end_ply: r.end_ply(),
         valid: r.is_valid(),
         errors: r.errors().collect(),
         warnings: r.warnings().collect(),

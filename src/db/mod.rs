@@ -6,12 +6,14 @@
 //! schema, the position index and why a hash collision never gives a wrong answer are
 //! described in `docs/DATABASE.md`.
 
+mod answer;
 mod codec;
 mod database;
 mod error;
 mod import;
 mod index;
 mod name_index;
+pub mod names;
 mod query;
 mod rebuild;
 mod record;
@@ -22,6 +24,10 @@ mod summary;
 mod tally;
 mod tree;
 
+pub use answer::{
+    EXPLORER_COUNTING, ExploreAnswer, GameAnswer, GameAnswerError, GameRow, LineAnswer, MoveAnswer,
+    SearchAnswer, SpecialSummary, move_specials,
+};
 pub use codec::GameResult;
 pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use error::DbError;

@@ -111,6 +111,12 @@ pub enum DiagnosticKind {
     },
     /// Warning: the result after the movetext differs from the `Result` tag.
     ResultMismatch,
+    /// Warning: a tag whose name an earlier tag of the game has; the earlier one counts, and
+    /// this one is ignored.
+    DuplicateTag {
+        /// The index in [`RawGame::tags`] of the first tag of that name.
+        first: u32,
+    },
 }
 
 impl DiagnosticKind {
@@ -119,7 +125,8 @@ impl DiagnosticKind {
         match self {
             DiagnosticKind::MissingResult
             | DiagnosticKind::MoveNumberOutOfOrder { .. }
-            | DiagnosticKind::ResultMismatch => Severity::Warning,
+            | DiagnosticKind::ResultMismatch
+            | DiagnosticKind::DuplicateTag { .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -155,6 +162,9 @@ impl DiagnosticKind {
                 ));
             }
             DiagnosticKind::ResultMismatch => "the same result as the Result tag",
+            DiagnosticKind::DuplicateTag { .. } => {
+                "each tag name once (the first tag of a name counts, this one is ignored)"
+            }
         })
     }
 }

@@ -9,7 +9,8 @@
 //! - [`san`] reads the text of one move into a [`san::SanPlus`]; [`tags`] names the tags
 //!   kabir knows, the results, and the canonical tag order. None of these knows the rules.
 //! - [`resolve`] finds the legal move a move's text names, using the rules core; [`line`]
-//!   plays a line of moves written as text.
+//!   plays a line of moves written as text; [`tree`] reads a game's main line, variations and
+//!   comments as a tree of resolved moves.
 
 pub mod game;
 pub mod line;
@@ -19,6 +20,7 @@ pub mod resolve;
 pub mod san;
 pub mod span;
 pub mod tags;
+pub mod tree;
 mod write;
 
 pub use line::{LineError, play_line};

@@ -175,6 +175,16 @@ enum Tail {
     Blank,
 }
 
+/// A game held back, with the blocks after it so far.
+struct Held {
+    block: Block,
+    /// The size the bytes must reach before they are read again. A game longer than a block
+    /// (a comment over many lines, tags mixed with comments) may be held again and again;
+    /// read again at each block it would cost time quadratic in its length, read again only
+    /// once its bytes have doubled it costs at most about twice its length.
+    due: usize,
+}
+
 /// Reads every game of a block and works on each, except a last game that may go on in the
 /// input after it. The block's bytes are read where they are and come back with its games.
 fn read_all<T>(
@@ -258,8 +268,8 @@ where
     let mut cutter = Cutter::new(input, block);
     let mut number = 0u64;
     // A last game that ended not at a certain boundary (or blank space): it is read again
-    // with the next block.
-    let mut tail: Option<Block> = None;
+    // with the blocks after it, once they hold as many bytes as it does (see `Held`).
+    let mut tail: Option<Held> = None;
     let mut emit = |games: Vec<T>, each: &mut dyn FnMut(u64, T) -> Result<(), E>| {
         for out in games {
             number += 1;
@@ -338,26 +348,36 @@ where
                 }
             };
             done += 1;
-            // A game held back is read again with this block.
+            // A game held back is read again with this block, or later with more.
             let r = match tail.take() {
                 None => r,
                 Some(mut held) => {
-                    held.bytes.extend_from_slice(&r.block.bytes);
-                    read_all(held, options, &work)
+                    held.block.bytes.extend_from_slice(&r.block.bytes);
+                    if held.block.bytes.len() < held.due {
+                        tail = Some(held);
+                        continue;
+                    }
+                    read_all(held.block, options, &work)
                 }
             };
             tail = match r.tail {
                 Tail::None => None,
-                // The game ran to the end of the block; its bytes go on with the next one.
-                Tail::Game(held) => Some(held),
+                // The game ran to the end of the block; its bytes go on with the next ones.
+                Tail::Game(block) => Some(Held {
+                    due: block.bytes.len().saturating_mul(2),
+                    block,
+                }),
                 // Only blank space: it belongs to the source of the next game.
-                Tail::Blank => Some(r.block),
+                Tail::Blank => Some(Held {
+                    block: r.block,
+                    due: 0,
+                }),
             };
             emit(r.games, &mut each)?;
         }
         drop(to_workers);
         // The input ended: a game held back ended there.
-        if let Some(held) = tail.take() {
+        if let Some(Held { block: held, .. }) = tail.take() {
             let mut reader = Reader::of_bytes(held.bytes, options, held.offset, held.line);
             let games = std::iter::from_fn(|| reader.next().and_then(Result::ok)).map(&work);
             emit(games.collect(), &mut each)?;

@@ -57,20 +57,12 @@ struct Line {
     next: Option<(u32, bool)>,
     /// `next` as it was before the last move: where a variation on that move starts.
     before_last: Option<(u32, bool)>,
-    /// The `(` that opened this line (unused for the main line).
-    open: Span,
 }
 
 impl Line {
     const MAIN: Line = Line {
         next: None,
         before_last: None,
-        open: Span {
-            offset: 0,
-            len: 0,
-            line: 0,
-            column: 0,
-        },
     };
 
     /// A move was read in this line of play: the next move number follows.
@@ -267,6 +259,79 @@ fn is_tag_line(line: &[u8]) -> bool {
     }
 }
 
+/// Warns of each tag whose name an earlier tag of the game has, in time linear in the number
+/// of tags: a game may hold any number.
+fn check_duplicate_tags(game: &mut RawGame) {
+    // Few tags (nearly every game): each name gets a key of its first eight bytes and its
+    // length, and a bit of a 64-bit set picked by the key; only a name whose bit is taken
+    // already is looked for among the names before it (compared whole when the keys agree).
+    // Many tags: the names are hashed.
+    const FEW: usize = 16;
+    let tags = &game.tags;
+    let mut found: Vec<(u32, Span)> = Vec::new();
+    if tags.len() <= FEW {
+        let mut keys = [0u64; FEW];
+        let mut taken = 0u64;
+        for (j, t) in tags.iter().enumerate() {
+            let key = name_key(game, t);
+            if let Some(k) = keys.get_mut(j) {
+                *k = key;
+            }
+            let bit = 1u64 << (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
+            if taken & bit != 0
+                && let Some(first) = (0..j)
+                    .find(|&i| keys[i] == key && game.bytes(tags[i].name) == game.bytes(t.name))
+            {
+                found.push((first as u32, t.span));
+            }
+            taken |= bit;
+        }
+    } else {
+        let mut seen: std::collections::HashMap<&[u8], u32> =
+            std::collections::HashMap::with_capacity(tags.len());
+        for (j, t) in tags.iter().enumerate() {
+            let first = *seen.entry(game.bytes(t.name)).or_insert(j as u32);
+            if first as usize != j {
+                found.push((first, t.span));
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    game.diagnostics
+        .extend(found.into_iter().map(|(first, span)| Diagnostic {
+            kind: DiagnosticKind::DuplicateTag { first },
+            span,
+        }));
+    // Diagnostics are in input order; tags come before the movetext's.
+    game.diagnostics.sort_by_key(|d| d.span.offset);
+}
+
+/// A key of a tag's name: its first eight bytes (read as one word from the game's text, which
+/// goes on after a name) and its length. Equal names have equal keys.
+#[inline]
+fn name_key(game: &RawGame, tag: &Tag) -> u64 {
+    let len = tag.name.len.min(255);
+    let start = usize::try_from(tag.name.offset.saturating_sub(game.source_offset)).unwrap_or(0);
+    let word = match game.source.get(start..start + 8) {
+        Some(w) => u64::from_le_bytes(w.try_into().unwrap_or_default()),
+        None => {
+            let mut bytes = [0u8; 8];
+            for (b, &c) in bytes.iter_mut().zip(game.bytes(tag.name)) {
+                *b = c;
+            }
+            u64::from_le_bytes(bytes)
+        }
+    };
+    let word = if len < 8 {
+        word & ((1u64 << (8 * len)) - 1)
+    } else {
+        word
+    };
+    word ^ len.rotate_right(8)
+}
+
 /// Reads games from a byte stream. See the [module documentation](self).
 ///
 /// ```
@@ -302,8 +367,11 @@ pub struct Reader<R> {
     /// Whether bytes after `col_offset` may be other than ASCII (a comment, a tag or stray
     /// bytes were passed); if not, columns are byte distances and need no counting.
     col_unsure: bool,
-    /// Lines of play open in the current game (the main line first).
+    /// Lines of play open in the current game (the main line first): a few bytes for each
+    /// level of nesting.
     lines: Vec<Line>,
+    /// The `(` of the outermost variation open, the one reported if it is left open.
+    outer_open: Span,
     /// Errors recorded in the current game.
     errors: usize,
     /// Sizes of the last game read, to size the next one's buffers.
@@ -361,6 +429,7 @@ impl<R: BufRead> Reader<R> {
             col: 1,
             col_unsure: true,
             lines: Vec::new(),
+            outer_open: Span::default(),
             errors: 0,
             // Before any game is read, room for a game of about a hundred moves: its buffers
             // then rarely grow (a reader per block of input starts here).
@@ -479,6 +548,21 @@ impl<R: BufRead> Reader<R> {
                 return Ok(self.buf.len().min(i));
             }
         }
+    }
+
+    /// Whether a byte-order mark (`EF BB BF`) starts at buffer index `i`.
+    fn is_bom(&mut self, i: usize) -> io::Result<bool> {
+        Ok(self.peek(i + 2)?.is_some() && self.buf.get(i..i + 3) == Some(&b"\xEF\xBB\xBF"[..]))
+    }
+
+    /// Passes a byte-order mark at buffer index `i`, the start of a line, as blank space that
+    /// takes no column (as at the start of the file): files joined into one keep theirs at
+    /// the start of their first game. Returns the index after it.
+    fn skip_bom(&mut self, i: usize) -> usize {
+        let after = i + 3;
+        self.col_offset = self.base + after as u64;
+        self.col = 1;
+        after
     }
 
     /// Notes that a new line starts at buffer index `i`.
@@ -610,6 +694,9 @@ impl<R: BufRead> Reader<R> {
         let mut result: Option<Span> = None;
         let mut result_reported = false;
         let mut wide = false;
+        // The end of the line of the last tag pair read (a buffer index): the first line end
+        // at or after any index from there up to it.
+        let mut line_end: Option<usize> = None;
         let end;
 
         loop {
@@ -644,6 +731,12 @@ impl<R: BufRead> Reader<R> {
                 ended_open = movetext;
                 break;
             };
+            // A byte-order mark starting a line is blank space; looked for here, once per
+            // element, rather than at every blank.
+            if b == 0xEF && self.base + i as u64 == self.line_start && self.is_bom(i)? {
+                i = self.skip_bom(i);
+                continue;
+            }
             let line_begin = at_line_start;
             at_line_start = false;
             if b == b'[' && line_begin && movetext {
@@ -672,7 +765,13 @@ impl<R: BufRead> Reader<R> {
             }
             match b {
                 b'[' => {
-                    let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
+                    // Each tag pair of a line needs the line's end: found once per line, not
+                    // once per pair (which made a line of many pairs cost quadratic time).
+                    let eol = match line_end {
+                        Some(eol) if eol >= i => eol,
+                        _ => self.find(i, |b| b == b'\n' || b == b'\r')?,
+                    };
+                    line_end = Some(eol);
                     if movetext {
                         let close = self
                             .buf
@@ -731,10 +830,12 @@ impl<R: BufRead> Reader<R> {
                 b'(' => {
                     let open = self.span(i, i + 1);
                     let next = self.lines.last().and_then(|l| l.before_last);
+                    if self.lines.len() == 1 {
+                        self.outer_open = open;
+                    }
                     self.lines.push(Line {
                         next,
                         before_last: None,
-                        open,
                     });
                     if !skipping {
                         game.tokens.push(Token {
@@ -851,8 +952,8 @@ impl<R: BufRead> Reader<R> {
             self.consume(end);
             return Ok(false);
         }
-        if let Some(open) = self.lines.get(1).map(|l| l.open) {
-            self.report_at(game, DiagnosticKind::UnterminatedVariation, open);
+        if self.lines.len() > 1 {
+            self.report_at(game, DiagnosticKind::UnterminatedVariation, self.outer_open);
         }
         let end_span = self.span(end.min(self.buf.len()), end.min(self.buf.len()));
         match result {
@@ -876,6 +977,7 @@ impl<R: BufRead> Reader<R> {
             len: (self.base + end as u64).saturating_sub(start.offset),
             ..start
         };
+        check_duplicate_tags(game);
         self.check_result_tag(game);
         self.consume(end);
         Ok(true)
@@ -1088,14 +1190,17 @@ impl<R: BufRead> Reader<R> {
             Some(Ok(parts)) => {
                 let (ns, ne) = (i + parts.name.0, i + parts.name.1);
                 let (vs, ve) = (i + parts.value.0, i + parts.value.1);
+                // The spans first: columns are counted forward from the last span, and one
+                // before it (an error in the value) would count the line again from its
+                // start.
+                let span = self.span(i, i + parts.len);
+                let name = self.span(ns, ne);
+                let value = self.span(vs, ve);
                 let before = game.diagnostics.len();
                 if !ascii {
                     self.check_utf8(game, vs, ve);
                 }
                 if game.diagnostics.len() == before && !skipping {
-                    let span = self.span(i, i + parts.len);
-                    let name = self.span(ns, ne);
-                    let value = self.span(vs, ve);
                     game.tags.push(Tag { span, name, value });
                 }
                 i + parts.len
@@ -1125,7 +1230,12 @@ impl<R: BufRead> Reader<R> {
                 Some(_) => {
                     segment = self.line_end(j)?;
                     // A line of tag pairs inside an open comment starts the next game.
-                    let k = self.find(segment, |b| !is_blank(b))?;
+                    let k = if self.is_bom(segment)? {
+                        segment + 3
+                    } else {
+                        segment
+                    };
+                    let k = self.find(k, |b| !is_blank(b))?;
                     if self.peek(k)? == Some(b'[') {
                         let eol = self.find(k, |b| b == b'\n' || b == b'\r')?;
                         if self.buf.get(k..eol).is_some_and(is_tag_line) {
@@ -1711,6 +1821,120 @@ mod tests {
             .err()
             .map(|e| (e.offset, e.source.to_string()));
         assert_eq!(error, Some((56, "disk on fire".to_owned())));
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_of_a_line_is_blank_space() {
+        // Two files joined, each with its byte-order mark.
+        let one = "\u{feff}[Variant \"Shatranj\"]\n\n1. e3 e6 *\n";
+        let two = "\u{feff}[Variant \"Shatranj\"]\n\n1. d3 *\n";
+        let text = format!("{one}{two}");
+        let games = read(text.as_bytes());
+        assert_eq!(games.len(), 2);
+        for g in &games {
+            assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
+            assert_eq!(g.tag("Variant").as_deref(), Some("Shatranj"));
+            // The mark takes no column, as at the start of the file.
+            assert_eq!((g.tags[0].span.column, g.start.column), (1, 1));
+        }
+        assert_eq!((games[1].start.line, games[1].start.offset), (4, 39));
+        // The mark belongs to the game it starts.
+        assert!(games[1].source.starts_with(b"\xEF\xBB\xBF[Variant"));
+        assert_eq!(games[0].source.len() + games[1].source.len(), text.len());
+        // Before movetext, and inside an open comment before a tag line, likewise.
+        let g = &read("\u{feff}1. e3 {open\n\u{feff}[Event \"x\"]\n1. d3 *".as_bytes());
+        assert_eq!(g.len(), 2);
+        assert_eq!(
+            kinds(&g[0]),
+            [
+                DiagnosticKind::UnterminatedComment,
+                DiagnosticKind::MissingResult
+            ]
+        );
+        assert_eq!(g[1].tag("Event").as_deref(), Some("x"));
+        // Elsewhere it is no blank.
+        let g = &read("1. e3 \u{feff} e6 *".as_bytes());
+        assert_eq!(kinds(&g[0]), [DiagnosticKind::UnexpectedChar]);
+    }
+
+    #[test]
+    fn duplicate_tags_are_warnings_naming_the_first() {
+        let g = &read(b"[Variant \"Shatranj\"] [Result \"1-0\"]\n[Variant \"Tamerlane\"]\n[Result \"0-1\"]\n\n1. e3 *")[0];
+        let d: Vec<_> = g
+            .diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.kind,
+                    d.span.line,
+                    d.span.column,
+                    g.text(d.span).into_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            d,
+            [
+                (
+                    DiagnosticKind::DuplicateTag { first: 0 },
+                    2,
+                    1,
+                    "[Variant \"Tamerlane\"]".to_owned()
+                ),
+                (
+                    DiagnosticKind::DuplicateTag { first: 1 },
+                    3,
+                    1,
+                    "[Result \"0-1\"]".to_owned()
+                ),
+                (DiagnosticKind::ResultMismatch, 5, 7, "*".to_owned()),
+            ]
+        );
+        assert!(!g.has_errors());
+        assert_eq!(g.tag("Variant").as_deref(), Some("Shatranj"));
+        // Past a few tags, names are hashed: the same findings.
+        let mut many = String::new();
+        for i in 0..40 {
+            many.push_str(&format!("[T{} \"{i}\"]\n", i % 30));
+        }
+        let g = &read(format!("{many}\n1. e3 *").as_bytes())[0];
+        let firsts: Vec<_> = g
+            .diagnostics
+            .iter()
+            .filter_map(|d| match d.kind {
+                DiagnosticKind::DuplicateTag { first } => Some((first, d.span.line)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(firsts, (0..10).map(|i| (i, i + 31)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn many_tag_pairs_on_one_line() {
+        const N: usize = 5_000;
+        let mut line = String::new();
+        for i in 0..N {
+            // A value of more than ASCII here and there, and one that is not UTF-8.
+            let value = if i % 1000 == 7 {
+                "é".to_string()
+            } else {
+                i.to_string()
+            };
+            line.push_str(&format!("[T{i} \"{value}\"] "));
+        }
+        let mut text = line.into_bytes();
+        text.extend_from_slice(b"[Bad \"\xff\"] [Last \"x\"]\n\n1. e3 *\n");
+        let g = &read(&text)[0];
+        assert_eq!(g.tags.len(), N + 1);
+        assert_eq!(kinds(g), [DiagnosticKind::InvalidUtf8]);
+        // Columns count characters: five `é` tags before the last, each one character
+        // shorter than it is in bytes.
+        let last = g.tags[N];
+        let bytes_before = usize::try_from(last.span.offset).unwrap();
+        assert_eq!(last.span.column as usize, bytes_before - 5 + 1);
+        assert_eq!(g.text(last.value), "x");
+        let bad = g.diagnostics[0].span;
+        assert_eq!(bad.column as usize, bytes_before - 5 + 1 - 10 + 6);
     }
 
     #[test]

@@ -178,16 +178,22 @@ impl LineWriter {
 
     /// Adds a comment `{...}`, its words wrapped like tokens and its white space folded.
     pub fn push_comment(&mut self, text: &str) {
-        let words: Vec<&str> = text.split_whitespace().collect();
-        match words.as_slice() {
-            [] => self.push("{}"),
-            [only] => self.push(&format!("{{{only}}}")),
-            [first, middle @ .., last] => {
-                self.push(&format!("{{{first}"));
-                for w in middle {
-                    self.push(w);
-                }
-                self.push(&format!("{last}}}"));
+        // Word by word, with nothing kept per word: a comment may be any length.
+        let mut words = text.split_whitespace().peekable();
+        let Some(first) = words.next() else {
+            self.push("{}");
+            return;
+        };
+        if words.peek().is_none() {
+            self.push(&format!("{{{first}}}"));
+            return;
+        }
+        self.push(&format!("{{{first}"));
+        while let Some(w) = words.next() {
+            if words.peek().is_some() {
+                self.push(w);
+            } else {
+                self.push(&format!("{w}}}"));
             }
         }
     }

@@ -47,6 +47,18 @@ enum Last {
     Plain(Square, Square, PlainUndo),
 }
 
+/// What [`Game::take_back`] needs to take back a move: from [`Game::takeback`] just after
+/// the move was played, or from [`Game::takebacks`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Takeback(Last);
+
+impl Takeback {
+    /// What takes back a move that `Position::play_unchecked` played and gave `undo` for.
+    pub(crate) fn of(undo: Undo) -> Takeback {
+        Takeback(Last::Full(undo))
+    }
+}
+
 /// The length of a position's key: its squares, the side to move and both swap rights.
 fn key_len(pos: &Position) -> usize {
     pos.variant().geometry().len() + 3
@@ -170,6 +182,57 @@ impl Game {
             moves.retain(|&m| !self.is_permanent_check(m));
         }
         moves
+    }
+
+    /// The moves that would be legal if the game had not ended by a rule that needs no moves
+    /// (a bare king, a citadel entered): [`Game::legal_moves`] otherwise. For reading records
+    /// of games played on past their end, as engines play on after two bare kings.
+    pub fn legal_moves_past_end(&self) -> Vec<Move> {
+        let mut moves = Vec::new();
+        self.position.clone().legal_moves_past_end_into(&mut moves);
+        if self.position.variant().rules().permanent_check == PermanentCheckRule::Illegal {
+            moves.retain(|&m| !self.is_permanent_check(m));
+        }
+        moves
+    }
+
+    /// What takes back the last move, if a move was played and not taken back since.
+    pub(crate) fn takeback(&self) -> Option<Takeback> {
+        self.last.map(Takeback)
+    }
+
+    /// What takes back each move of the game, in order, found by playing them again.
+    pub(crate) fn takebacks(&self) -> Vec<Takeback> {
+        let mut p = self.start.clone();
+        if !self.hashing() {
+            p.stop_hashing();
+        }
+        self.moves
+            .iter()
+            .map(|&m| Takeback(Last::Full(p.play_unchecked(m))))
+            .collect()
+    }
+
+    /// Takes back the last move with what [`Game::takeback`] gave just after it was played
+    /// (or [`Game::takebacks`]); returns it. Afterwards, until a move is played,
+    /// [`Game::previous_position`] is the current position and [`Game::takeback`] is `None`.
+    pub(crate) fn take_back(&mut self, t: Takeback) -> Option<Move> {
+        let m = self.moves.pop()?;
+        match t.0 {
+            Last::Full(u) => self.position.undo(u),
+            Last::Plain(from, to, u) => self.position.undo_plain(from, to, u),
+        }
+        if self.hashing() {
+            self.hashes.pop();
+        }
+        if !self.keys.is_empty() {
+            self.checks.pop();
+            let len = key_len(&self.start);
+            self.keys.truncate(self.keys.len().saturating_sub(len));
+        }
+        self.in_check = self.position.is_check();
+        self.last = None;
+        Some(m)
     }
 
     /// Whether playing `m` (legal in the position) would repeat a position in an unbroken

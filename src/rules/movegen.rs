@@ -22,6 +22,20 @@ impl Position {
         if self.end_by_rule().is_some() {
             return;
         }
+        self.push_legal_moves(out);
+    }
+
+    /// The moves that would be legal if the game had not ended by a rule that needs no moves
+    /// (a bare king, a citadel entered), into `out` (cleared first): [`Position::legal_moves_into`]
+    /// in a position where the game goes on. For records of games played on past their end.
+    pub fn legal_moves_past_end_into(&mut self, out: &mut Vec<Move>) {
+        out.clear();
+        self.push_legal_moves(out);
+    }
+
+    /// Appends the legal moves, whether or not the game has ended by a rule.
+    #[inline(always)]
+    fn push_legal_moves(&mut self, out: &mut Vec<Move>) {
         let us = self.turn;
         for from in self.by_color[us.index()] & !self.waiting(us) {
             self.piece_moves(from, out);

@@ -1,0 +1,155 @@
+// kabir serve: quicker moving around. Every page works without this script (links and
+// forms); with it, moving to another position or move replaces the page's main part in
+// place, the arrow keys step, and the explorer's arrows on the board can be clicked.
+"use strict";
+
+(function () {
+  // The explorer's line to come back to: the longest line visited that extends the
+  // current one, so that the right arrow key retraces it after going back.
+  let ahead = null;
+  let pending = null;
+
+  const main = () => document.getElementById("main");
+
+  function movesOf(m) {
+    return (m.dataset.moves || "").split(" ").filter(Boolean);
+  }
+
+  function settle(listScroll) {
+    const m = main();
+    if (!m) return;
+    if (m.dataset.page === "explore") {
+      const cur = movesOf(m);
+      const base = m.dataset.base || "";
+      const extends_ = ahead && ahead.base === base && ahead.moves.length >= cur.length &&
+        cur.every((s, i) => ahead.moves[i] === s);
+      if (!extends_) ahead = { base: base, moves: cur };
+    }
+    const list = document.getElementById("movelist");
+    if (list) {
+      if (listScroll !== undefined) list.scrollTop = listScroll;
+      const cur = list.querySelector("a.current");
+      if (cur) {
+        const top = cur.offsetTop - list.offsetTop;
+        if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - 30) {
+          list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+        }
+      }
+    }
+  }
+
+  async function go(href, push) {
+    const url = new URL(href, location.href);
+    if (pending) pending.abort();
+    const ctl = new AbortController();
+    pending = ctl;
+    let doc;
+    try {
+      const res = await fetch(url, { signal: ctl.signal, headers: { Accept: "text/html" } });
+      doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    } catch (e) {
+      if (e.name !== "AbortError") location.href = url.href;
+      return;
+    }
+    if (pending !== ctl) return;
+    pending = null;
+    const next = doc.getElementById("main");
+    const old = main();
+    if (!next || !old) {
+      location.href = url.href;
+      return;
+    }
+    const list = document.getElementById("movelist");
+    const keep = list && next.dataset.page === "game" ? list.scrollTop : undefined;
+    old.replaceWith(document.adoptNode(next));
+    document.title = doc.title;
+    if (push) history.pushState(null, "", url.href);
+    settle(keep);
+  }
+
+  function inPlace(url) {
+    return url.origin === location.origin && /^\/(explore|game\/)/.test(url.pathname);
+  }
+
+  document.addEventListener("click", function (ev) {
+    if (ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+    const target = ev.target instanceof Element ? ev.target : null;
+    if (!target) return;
+    const m = main();
+    const arrow = target.closest("path.arrow");
+    if (arrow && m && m.dataset.page === "explore") {
+      const from = CSS.escape(arrow.dataset.from || "");
+      const to = CSS.escape(arrow.dataset.to || "");
+      const a = m.querySelector('table.moves a[data-from="' + from + '"][data-to="' + to + '"]');
+      if (a) {
+        ev.preventDefault();
+        go(a.href, true);
+      }
+      return;
+    }
+    const a = target.closest("a[href]");
+    if (!a || a.target || a.hasAttribute("download")) return;
+    const url = new URL(a.href, location.href);
+    if (!inPlace(url)) return;
+    ev.preventDefault();
+    go(url.href, true);
+  });
+
+  document.addEventListener("submit", function (ev) {
+    const form = ev.target;
+    if (!(form instanceof HTMLFormElement) || !form.classList.contains("fen")) return;
+    const url = new URL(form.action, location.href);
+    for (const [k, v] of new FormData(form)) url.searchParams.append(k, String(v));
+    ev.preventDefault();
+    go(url.href, true);
+  });
+
+  window.addEventListener("popstate", function () {
+    go(location.href, false);
+  });
+
+  function follow(id, ev) {
+    const a = document.getElementById(id);
+    if (a && a.href) {
+      ev.preventDefault();
+      go(a.href, true);
+    }
+  }
+
+  function forward(ev) {
+    const m = main();
+    const cur = movesOf(m);
+    if (ahead && ahead.base === (m.dataset.base || "") && ahead.moves.length > cur.length &&
+        cur.every((s, i) => ahead.moves[i] === s)) {
+      const url = new URL(ahead.base, location.href);
+      url.searchParams.set("moves", ahead.moves.slice(0, cur.length + 1).join(" "));
+      ev.preventDefault();
+      go(url.href, true);
+      return;
+    }
+    follow("forward", ev);
+  }
+
+  document.addEventListener("keydown", function (ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const t = ev.target;
+    if (t instanceof Element && (t.isContentEditable || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(t.tagName))) return;
+    const m = main();
+    if (!m) return;
+    const page = m.dataset.page;
+    if (page === "explore") {
+      if (ev.key === "ArrowLeft") follow("back", ev);
+      else if (ev.key === "ArrowRight") forward(ev);
+      else if (ev.key === "Home") follow("start", ev);
+      else if (ev.key === "f") follow("flip", ev);
+    } else if (page === "game") {
+      if (ev.key === "ArrowLeft") follow("prev", ev);
+      else if (ev.key === "ArrowRight") follow("next", ev);
+      else if (ev.key === "Home") follow("first", ev);
+      else if (ev.key === "End") follow("last", ev);
+      else if (ev.key === "f") follow("flip", ev);
+    }
+  });
+
+  settle();
+})();
