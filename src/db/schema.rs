@@ -39,9 +39,11 @@ pub fn tree_bucket(hash: u64) -> i64 {
 /// schema: it decides which index entries are kept with the tree and which in `posting`.
 pub const TREE_PLIES: u16 = 16;
 
-/// Example games kept per opening tree row (the lowest ids). Part of the schema (the row
-/// layout holds this many at most).
-pub const TREE_EXAMPLES: usize = 8;
+/// Example games kept per opening tree row (the lowest ids). The explorer answers from the
+/// tree when asked for at most this many examples per move (more are found in the position
+/// index); 12 covers the browser explorer's list of a position's 12 lowest-numbered games.
+/// Part of the schema (the row layout holds this many at most).
+pub const TREE_EXAMPLES: usize = 12;
 
 /// The summary of openings (for statistics) keeps each game's first this many plies.
 pub const OPENING_PLIES: usize = 4;
