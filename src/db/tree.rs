@@ -456,7 +456,8 @@ mod tests {
     #[test]
     fn rows_round_trip_and_add_up() {
         let mut a = TreeRow::of_game(5, 6, [1, 2, 3], 40, GameResult::Draw, 100);
-        for id in [3, 90, 7, 12, 1000, 2, 41, 43, 44] {
+        let ids = [3, 90, 7, 12, 1000, 2, 41, 43, 44, 45, 46, 47, 48, 2000];
+        for id in ids {
             a.add(&TreeRow::of_game(
                 5,
                 6,
@@ -466,10 +467,15 @@ mod tests {
                 10,
             ));
         }
-        assert_eq!(a.games, 10);
-        assert_eq!((a.white, a.draws, a.black, a.unfinished()), (9, 1, 0, 0));
-        assert_eq!(a.plies, 190);
-        assert_eq!(a.examples(), &[2, 3, 7, 12, 40, 41, 43, 44]);
+        assert_eq!(a.games, 15);
+        assert_eq!((a.white, a.draws, a.black, a.unfinished()), (14, 1, 0, 0));
+        assert_eq!(a.plies, 240);
+        // The lowest ids are kept, however they came.
+        let mut lowest: Vec<u32> = ids.iter().copied().chain([40]).collect();
+        lowest.sort_unstable();
+        lowest.truncate(TREE_EXAMPLES);
+        assert_eq!(a.examples().len(), TREE_EXAMPLES);
+        assert_eq!(a.examples(), &lowest[..]);
         let b = TreeRow::of_game(u64::MAX, 0, [0xff; 3], u32::MAX, GameResult::Unknown, 0);
         let mut blob = Vec::new();
         a.write(&mut blob);
