@@ -162,6 +162,11 @@ CREATE INDEX game_key ON game(content, record);
 /// rebuild` (`Database::rebuild`): until then `meta.derived` says `stale` and queries take the
 /// slower paths that need none of them. The position index keeps its layout; entries of the
 /// positions the tree covers are kept in `tree` from this version on.
+///
+/// `tally_part` keeps its blobs in a rowid table and its key in a separate index: in a table
+/// `WITHOUT ROWID` the key's B-tree holds the blobs, and a search that compares its key with
+/// a row whose blob overflows the page reads that whole blob (a search by event read 2,159
+/// pages of 64 KiB, 64 distinct ones, on 100,000 games).
 const V3: &str = "
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
@@ -203,7 +208,7 @@ CREATE TABLE tally_part (
     part  INTEGER NOT NULL,
     rows  BLOB NOT NULL,
     PRIMARY KEY (tally, part)
-) WITHOUT ROWID;
+);
 
 CREATE TABLE summary (
     variant            INTEGER NOT NULL,
