@@ -60,6 +60,8 @@ enum Command {
     Explore(cli::explore::ExploreArgs),
     /// Statistics: results, lengths, terminations, special moves, openings, players.
     Stats(cli::stats::StatsArgs),
+    /// Maintain what a database derives from its games: `kabir index rebuild`.
+    Index(cli::index::IndexArgs),
     /// Write games out as game text, CSV, JSON or Parquet tables.
     Export(cli::export::ExportArgs),
     /// Show a game: tags, moves and the board at a ply.
@@ -103,6 +105,7 @@ fn main() -> ExitCode {
         Command::Search(a) => cli::search::run(a, &mut out),
         Command::Explore(a) => cli::explore::run(a, &mut out),
         Command::Stats(a) => cli::stats::run(a, &mut out),
+        Command::Index(a) => cli::index::run(a, &mut out),
         Command::Export(a) => cli::export::run(a, &mut out),
         Command::Show(a) => cli::show::run(a, &mut out),
         #[cfg(feature = "serve")]

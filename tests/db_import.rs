@@ -65,7 +65,10 @@ fn import_reimport_and_row_counts() {
     assert_eq!(count("SELECT count(*) FROM variant"), 3);
     assert_eq!(count("SELECT sum(postings) FROM segment") as u64, plies);
     assert_eq!(
-        count("SELECT sum(length(entries)) FROM posting") as u64,
+        count(
+            "SELECT (SELECT sum(length(entries)) FROM posting)
+                  + (SELECT sum(length(entries)) FROM tree)"
+        ) as u64,
         plies * 20
     );
     assert_eq!(count("SELECT sum(plies + 1) FROM game") as u64, plies);
@@ -214,23 +217,34 @@ fn index_hashes_equal_replay_hashes() {
     let recs = sample();
     import(&path, recs.clone(), 64);
     let db = Database::open(&path).unwrap();
-    // Decode the documented blob layout with plain SQL and byte reading.
-    let mut stmt = db
-        .connection()
-        .prepare("SELECT bucket, entries FROM posting ORDER BY variant, bucket, segment")
-        .unwrap();
+    // Decode the documented blob layout with plain SQL and byte reading: the entries of the
+    // positions a game reached before the opening tree's last ply are kept with the tree
+    // (with its buckets), the others in `posting`.
     let mut stored = BTreeSet::new();
-    let mut rows = stmt.query([]).unwrap();
-    while let Some(row) = rows.next().unwrap() {
-        let bucket: i64 = row.get(0).unwrap();
-        let blob: Vec<u8> = row.get(1).unwrap();
-        assert_eq!(blob.len() % 20, 0);
-        for e in blob.chunks_exact(20) {
-            let hash = u64::from_le_bytes(e[0..8].try_into().unwrap());
-            let game = u32::from_le_bytes(e[8..12].try_into().unwrap());
-            let ply = u16::from_le_bytes(e[12..14].try_into().unwrap());
-            assert_eq!((hash >> (64 - kabir::db::BUCKET_BITS)) as i64, bucket);
-            assert!(stored.insert((game, ply, hash)));
+    for (table, bits) in [
+        ("posting", kabir::db::BUCKET_BITS),
+        ("tree", kabir::db::TREE_BUCKET_BITS),
+    ] {
+        let mut stmt = db
+            .connection()
+            .prepare(&format!(
+                "SELECT bucket, entries FROM {table} ORDER BY variant, bucket, segment"
+            ))
+            .unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        while let Some(row) = rows.next().unwrap() {
+            let bucket: i64 = row.get(0).unwrap();
+            let blob: Vec<u8> = row.get(1).unwrap();
+            assert_eq!(blob.len() % 20, 0);
+            for e in blob.chunks_exact(20) {
+                let hash = u64::from_le_bytes(e[0..8].try_into().unwrap());
+                let game = u32::from_le_bytes(e[8..12].try_into().unwrap());
+                let ply = u16::from_le_bytes(e[12..14].try_into().unwrap());
+                assert_eq!((hash >> (64 - bits)) as i64, bucket);
+                // A game back at one of its first positions is rare in these games.
+                assert_eq!(ply < kabir::db::TREE_PLIES, table == "tree", "{game} {ply}");
+                assert!(stored.insert((game, ply, hash)));
+            }
         }
     }
     let mut replayed = BTreeSet::new();

@@ -353,3 +353,81 @@ fn a_version_1_database_opens_read_only_without_a_change() {
     assert!(std::fs::read(&path).unwrap() == before);
     assert!(!has_record_column(&path));
 }
+
+/// A version-1 file: queries read it as it is (read-only, without the derived tables), the
+/// same after its migration (derived tables stale until rebuilt), after an import into it,
+/// and after `rebuild`, which makes them current.
+#[test]
+fn a_version_1_database_answers_the_same_before_and_after_its_rebuild() {
+    use kabir::db::{GameFilter, GameQuery, GroupBy, ReportQuery};
+    use kabir::rules::Position;
+    let (dir, _) = temp_db();
+    let path = version_1_copy(dir.path());
+    let registry = kabir::variants::Registry::builtin();
+    let answers = |db: &Database| {
+        let mut out = Vec::new();
+        for name in ["shatranj", "tamerlane", "knavish-shatranj"] {
+            let v = kabir::variants::builtin(name).unwrap();
+            let start = Position::start(&v);
+            out.push(format!("{:?}", db.explore_tree(&start, 3, 3, 3).unwrap()));
+            let page = db
+                .search(&GameQuery {
+                    position: Some(start),
+                    limit: Some(4),
+                    ..GameQuery::default()
+                })
+                .unwrap();
+            out.push(format!("{page:?}"));
+        }
+        for by in [None, Some(GroupBy::Year), Some(GroupBy::Result)] {
+            let q = ReportQuery {
+                by,
+                ..ReportQuery::default()
+            };
+            out.push(format!("{:?}", db.report(&q, &registry).unwrap()));
+        }
+        for player in ["a", "timur", "random"] {
+            let f = GameFilter {
+                player: Some(player.to_string()),
+                ..GameFilter::default()
+            };
+            out.push(format!("{:?}", db.find_games(&f, 50, 0).unwrap()));
+        }
+        // Totals by variant, except the number of index segments, which a rebuild changes.
+        let mut stats = db.stats().unwrap();
+        for v in &mut stats.variants {
+            v.segments = 0;
+        }
+        out.push(format!("{stats:?}"));
+        out
+    };
+    let same = |a: Vec<String>, b: Vec<String>| {
+        assert_eq!(a.len(), b.len());
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert_eq!(x, y, "answer {i}");
+        }
+    };
+    let read_only = answers(&Database::open(&path).unwrap());
+    let db = Database::create_or_open(&path).unwrap();
+    assert!(!db.derived_current().unwrap());
+    same(answers(&db), read_only);
+    drop(db);
+    // Imported into while stale: still answered without the derived tables.
+    let mut db = Database::create_or_open(&path).unwrap();
+    db.importer()
+        .unwrap()
+        .import_batch(records("shatranj", 31, 0..12, 40))
+        .unwrap();
+    assert!(!db.derived_current().unwrap());
+    let appended = answers(&db);
+    let done = db.rebuild(&registry, |_, _| {}).unwrap();
+    assert_eq!(
+        (done.games, done.was_current, done.unchanged),
+        (33, false, None)
+    );
+    assert!(db.derived_current().unwrap());
+    same(answers(&db), appended);
+    let again = db.rebuild(&registry, |_, _| {}).unwrap();
+    assert_eq!(again.unchanged, Some(true));
+    db.integrity_check().unwrap();
+}

@@ -33,9 +33,22 @@ pub struct GenerateArgs {
     /// Chance (0-1) of choosing among captures when there are any.
     #[arg(long, default_value_t = 0.7)]
     pub capture_bias: f64,
+    /// The games' tags: `fixed` (Event "kabir generate", both players "random SEED", no
+    /// date or site) or `varied` (players from a pool of 3,000 names, 320 events, 120 sites,
+    /// dates from 1900 to 2024, rounds 1-12, reproducible by seed like the moves, which do
+    /// not change with this), for trying searches by name and statistics.
+    #[arg(long, value_enum, default_value_t = TagsArg::Fixed)]
+    pub tags: TagsArg,
     /// Output file (default: standard output).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Which tags generated games get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TagsArg {
+    Fixed,
+    Varied,
 }
 
 /// Games are made in parallel in chunks of this many, then written in order.
@@ -67,7 +80,7 @@ pub fn run(args: &GenerateArgs, out: &mut dyn Write) -> Result<()> {
             .into_par_iter()
             .map(|i| {
                 let game = random_game(&variant, args.seed, i, &options);
-                kabir::notation::write_game(&game, &headers(&game, args.seed, i))
+                kabir::notation::write_game(&game, &headers(&game, args.seed, i, args.tags))
             })
             .collect();
         for t in texts {
@@ -79,15 +92,20 @@ pub fn run(args: &GenerateArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-fn headers(game: &Game, seed: u64, index: u64) -> Vec<(String, String)> {
+fn headers(game: &Game, seed: u64, index: u64, which: TagsArg) -> Vec<(String, String)> {
     let status = game.status();
-    let mut tags = vec![
-        ("Event".to_string(), "kabir generate".to_string()),
-        ("Site".to_string(), "?".to_string()),
-        ("Date".to_string(), "????.??.??".to_string()),
-        ("Round".to_string(), (index + 1).to_string()),
-        ("White".to_string(), format!("random {seed}")),
-        ("Black".to_string(), format!("random {seed}")),
+    let mut tags = match which {
+        TagsArg::Fixed => vec![
+            ("Event".to_string(), "kabir generate".to_string()),
+            ("Site".to_string(), "?".to_string()),
+            ("Date".to_string(), "????.??.??".to_string()),
+            ("Round".to_string(), (index + 1).to_string()),
+            ("White".to_string(), format!("random {seed}")),
+            ("Black".to_string(), format!("random {seed}")),
+        ],
+        TagsArg::Varied => kabir::generate::varied_tags(seed, index),
+    };
+    tags.extend([
         (
             "Result".to_string(),
             status.outcome().map_or("*", |o| o.as_pgn()).to_string(),
@@ -96,7 +114,7 @@ fn headers(game: &Game, seed: u64, index: u64) -> Vec<(String, String)> {
             "Variant".to_string(),
             game.position().variant().name().to_string(),
         ),
-    ];
+    ]);
     if let Status::Over { termination, .. } = status {
         tags.push(("Termination".to_string(), termination.as_str().to_string()));
     }

@@ -10,6 +10,7 @@ pub mod export;
 pub mod export_parquet;
 pub mod generate;
 pub mod import;
+pub mod index;
 pub mod input;
 pub mod perft;
 pub mod progress;

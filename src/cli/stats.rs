@@ -28,6 +28,7 @@ pub enum ByArg {
     Termination,
     Year,
     Opening,
+    Result,
 }
 
 impl ByArg {
@@ -38,6 +39,7 @@ impl ByArg {
             ByArg::Termination => GroupBy::Termination,
             ByArg::Year => GroupBy::Year,
             ByArg::Opening => GroupBy::Opening,
+            ByArg::Result => GroupBy::Result,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 use super::error::DbError;
-use super::schema::{self, APPLICATION_ID, READABLE_FROM, Step, VERSION};
+use super::schema::{self, APPLICATION_ID, DERIVED_CURRENT, READABLE_FROM, Step, VERSION};
 
 /// How long a writer waits for another writer's transaction before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -40,6 +40,17 @@ impl Drop for Database {
                 .query_row("PRAGMA journal_mode = DELETE", [], |_| Ok(()));
         }
     }
+}
+
+/// What a query can use of the file, read at the start of its read transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// The file has the tables of version 3: index entries may be kept with the opening
+    /// tree.
+    pub tree: bool,
+    /// The derived tables (the opening tree, the summaries, the name index) cover every
+    /// stored game.
+    pub current: bool,
 }
 
 /// Plays back the rollback journal of a commit that a crash interrupted, as any writing
@@ -228,6 +239,56 @@ impl Database {
                 detail: answer,
             })
         }
+    }
+
+    /// Runs a query in one read transaction, so that all it reads comes from the same
+    /// committed state (whole batches of an import running meanwhile, never part of one),
+    /// with what the file offers to queries. Inside a transaction already, it runs in that.
+    pub(crate) fn read<T>(
+        &self,
+        f: impl FnOnce(Layout) -> Result<T, DbError>,
+    ) -> Result<T, DbError> {
+        if !self.conn.is_autocommit() {
+            return f(self.layout()?);
+        }
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        let out = f(self.layout()?)?;
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(out)
+    }
+
+    /// What the file offers to queries (see [`Layout`]).
+    pub(crate) fn layout(&self) -> Result<Layout, DbError> {
+        let version: i64 = self
+            .conn
+            .prepare_cached("PRAGMA user_version")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(|e| self.err(e))?;
+        if version < 3 {
+            return Ok(Layout {
+                tree: false,
+                current: false,
+            });
+        }
+        let derived: Option<String> = self
+            .conn
+            .prepare_cached("SELECT value FROM meta WHERE key = 'derived'")
+            .and_then(|mut s| {
+                use rusqlite::OptionalExtension;
+                s.query_row([], |r| r.get(0)).optional()
+            })
+            .map_err(|e| self.err(e))?;
+        Ok(Layout {
+            tree: true,
+            current: derived.as_deref() == Some(DERIVED_CURRENT),
+        })
+    }
+
+    /// Whether the derived tables (the opening tree, the statistics summaries and the name
+    /// index) cover every stored game, so that queries can use them. A file migrated from
+    /// an earlier version gets them from [`Database::rebuild`].
+    pub fn derived_current(&self) -> Result<bool, DbError> {
+        self.read(|layout| Ok(layout.current))
     }
 
     /// The underlying connection, for plain-SQL reading (the schema is documented in

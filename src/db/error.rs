@@ -66,6 +66,12 @@ pub enum DbError {
     Interrupted { path: PathBuf },
     #[error("the database was opened read-only")]
     OpenedReadOnly,
+    #[error(
+        "{}: the database holds games of variant {variant:?}, which is not built in: give its \
+         definition file (--variant-file)",
+        path.display()
+    )]
+    UnknownVariant { path: PathBuf, variant: String },
     #[error("the database holds more games than game ids allow")]
     TooManyGames,
     /// Any other SQLite error. Its message is part of this error's own (`source` is not

@@ -8,13 +8,17 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::rules::{Position, Variant};
 
-use super::codec::{GameFields, move_at, to_sql};
+use super::codec::{GameFields, GameResult, move_at, to_sql};
 use super::database::Database;
 use super::error::DbError;
 use super::index::{self, SegmentWriter};
+use super::name_index::{BatchNames, NameCache};
 use super::query::GameId;
 use super::record::{self, Derived, GameRecord, RecordError};
-use super::schema::{BUCKET_BITS, bucket};
+use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, tree_bucket};
+use super::summary::BatchSummary;
+use super::tally::{self, Kind};
+use super::tree::{TreeRow, check_key};
 
 /// A record that was not stored, by its place in the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +77,7 @@ impl BatchStats {
 }
 
 /// An index entry while a batch is sorted: 16 bytes, so that sorting moves little.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Entry {
     hash: u64,
     game: u32,
@@ -83,18 +87,116 @@ struct Entry {
     mv: [u8; 3],
 }
 
+/// A game's first visit of a position before the tree's last ply, while a batch is sorted.
+#[derive(Debug, Clone, Copy, Default)]
+struct Visit {
+    hash: u64,
+    check: u64,
+    game: u32,
+    mv: [u8; 3],
+}
+
+/// Items cut into groups by a counting sort: group `g` is `items[offsets[g]..offsets[g + 1]]`.
+struct Groups<T> {
+    items: Vec<T>,
+    offsets: Vec<usize>,
+    /// Where the next item of each group goes, while they are placed.
+    next: Vec<usize>,
+}
+
+impl<T: Copy + Default + Send> Groups<T> {
+    /// Room for the items counted per group in `counts` (one more than the groups, the first
+    /// 0: `counts[g + 1]` is group `g`'s count), to be placed by [`Groups::push`].
+    fn new(counts: Vec<usize>) -> Groups<T> {
+        Groups::reusing(counts, Vec::new())
+    }
+
+    /// [`Groups::new`] in the memory of `items` (emptied first).
+    fn reusing(mut counts: Vec<usize>, mut items: Vec<T>) -> Groups<T> {
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        let total = counts.last().copied().unwrap_or(0);
+        items.clear();
+        items.resize(total, T::default());
+        Groups {
+            items,
+            next: counts.clone(),
+            offsets: counts,
+        }
+    }
+
+    /// Places the next item of group `g`.
+    #[inline]
+    fn push(&mut self, g: usize, item: T) {
+        if let Some(slot) = self.next.get_mut(g) {
+            if let Some(e) = self.items.get_mut(*slot) {
+                *e = item;
+            }
+            *slot += 1;
+        }
+    }
+
+    /// Sorts each group on its own, in parallel: much faster than one sort of millions of
+    /// items. Items are placed in (game, ply) order, so a stable key need not name them.
+    fn sort_each<K: Ord>(&mut self, key: impl Fn(&T) -> K + Sync) {
+        let mut slices: Vec<&mut [T]> = Vec::with_capacity(self.offsets.len());
+        let mut rest: &mut [T] = &mut self.items;
+        for w in self.offsets.windows(2) {
+            let (head, tail) = rest.split_at_mut(w[1] - w[0]);
+            slices.push(head);
+            rest = tail;
+        }
+        slices
+            .into_par_iter()
+            .for_each(|s| s.sort_unstable_by_key(|x| key(x)));
+    }
+
+    fn group(&self, g: usize) -> &[T] {
+        match (self.offsets.get(g), self.offsets.get(g + 1)) {
+            (Some(&a), Some(&b)) => self.items.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
 /// A batch after derivation: ready for the writer.
 pub(crate) struct Prepared {
     games: Vec<Result<Derived, RecordError>>,
-    /// Index entries (hash, batch-local game number, ply, move; the rest of each posting comes
-    /// from the game when it is written), grouped by (variant number, bucket) and sorted by
-    /// hash within each group; entries of one hash stay in (game, ply) order.
-    entries: Vec<Entry>,
-    /// Where each group starts in `entries` (group `g` is variant `g >> BUCKET_BITS`, bucket
-    /// `g & (buckets - 1)`), and the end.
-    offsets: Vec<usize>,
+    /// Entries of the position index proper, for the positions beyond the opening tree (hash,
+    /// batch-local game number, ply, move; the rest of each posting comes from the game when
+    /// it is written), grouped by (variant number, bucket): group `g` is variant
+    /// `g >> BUCKET_BITS`, bucket `g & (buckets - 1)`. Sorted by (hash, game, ply) within each
+    /// group.
+    entries: Groups<Entry>,
+    /// The entries of the positions the tree covers, grouped by (variant number, tree
+    /// bucket) and sorted the same way.
+    covered: Groups<Entry>,
+    /// The games' first visits before the tree's last ply, grouped by (variant number, tree
+    /// bucket) and sorted by (hash, check key, move, game): the tree's rows in order.
+    visits: Groups<Visit>,
     /// The variants of the batch, numbered in order of appearance.
     variants: Vec<Arc<Variant>>,
+}
+
+impl Prepared {
+    /// The first record that could not be derived, by its place in the batch.
+    pub(crate) fn first_error(&self) -> Option<(usize, &RecordError)> {
+        self.games
+            .iter()
+            .enumerate()
+            .find_map(|(i, g)| g.as_ref().err().map(|e| (i, e)))
+    }
+
+    /// The batch's game `i`, derived.
+    pub(crate) fn derived(&self, i: usize) -> Option<&Derived> {
+        self.games.get(i).and_then(|g| g.as_ref().ok())
+    }
+
+    /// The ids of the batch's variants, in their numbering.
+    pub(crate) fn variant_names(&self) -> impl Iterator<Item = &str> {
+        self.variants.iter().map(|v| v.id())
+    }
 }
 
 /// Replays and hashes a batch on all cores.
@@ -105,13 +207,14 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
 /// [`prepare`], with the index entries in `entries` (emptied): the buffer of a batch written
 /// before, tens of megabytes that would otherwise be handed back to the system and faulted
 /// in again.
-fn prepare_reusing(records: Vec<GameRecord>, mut entries: Vec<Entry>) -> Prepared {
+fn prepare_reusing(records: Vec<GameRecord>, entries: Vec<Entry>) -> Prepared {
     // The start position of the batch's first variant, parsed once (nearly every batch has
     // one variant).
     let standard = records.first().map(|r| {
         let p = Position::start(&r.variant);
         let fen = p.to_fen();
-        (p, fen)
+        let key = check_key(&p);
+        (p, fen, key)
     });
     let games: Vec<Result<Derived, RecordError>> = records
         .into_par_iter()
@@ -131,64 +234,79 @@ fn prepare_reusing(records: Vec<GameRecord>, mut entries: Vec<Entry>) -> Prepare
             Err(_) => 0,
         })
         .collect();
-    // Counting sort into (variant number, bucket) groups, then each group sorted on its own:
-    // much faster than one sort of millions of entries.
     let buckets = 1usize << BUCKET_BITS;
+    let tree_buckets = 1usize << TREE_BUCKET_BITS;
     let group = |vn: u16, hash: u64| vn as usize * buckets + bucket(hash) as usize;
-    let mut offsets = vec![0usize; variants.len() * buckets + 1];
+    let tree_group = |vn: u16, hash: u64| vn as usize * tree_buckets + tree_bucket(hash) as usize;
+    let mut counts = vec![0usize; variants.len() * buckets + 1];
+    let mut covered_counts = vec![0usize; variants.len() * tree_buckets + 1];
+    let mut visit_counts = vec![0usize; variants.len() * tree_buckets + 1];
     for (g, &vn) in games.iter().zip(&numbers) {
         if let Ok(d) = g {
-            for &h in &d.hashes {
-                offsets[group(vn, h) + 1] += 1;
+            let (first, later) = d.hashes.split_at(d.hashes.len().min(TREE_PLIES as usize));
+            for &h in first {
+                covered_counts[tree_group(vn, h) + 1] += 1;
+            }
+            if d.tree.returns.is_empty() {
+                for &h in later {
+                    counts[group(vn, h) + 1] += 1;
+                }
+            } else {
+                for (i, &h) in later.iter().enumerate() {
+                    if d.tree.covers((first.len() + i) as u16) {
+                        covered_counts[tree_group(vn, h) + 1] += 1;
+                    } else {
+                        counts[group(vn, h) + 1] += 1;
+                    }
+                }
+            }
+            for v in &d.tree.visits {
+                visit_counts[tree_group(vn, v.hash) + 1] += 1;
             }
         }
     }
-    for i in 1..offsets.len() {
-        offsets[i] += offsets[i - 1];
-    }
-    let total = offsets.last().copied().unwrap_or(0);
-    entries.clear();
-    entries.resize(
-        total,
-        Entry {
-            hash: 0,
-            game: 0,
-            ply: 0,
-            mv: [0; 3],
-        },
-    );
-    let mut next = offsets.clone();
+    let mut entries = Groups::reusing(counts, entries);
+    let mut covered = Groups::new(covered_counts);
+    let mut visits = Groups::new(visit_counts);
     // Games in order and plies in order: each group is filled in (game, ply) order.
     for (i, (g, &vn)) in games.iter().zip(&numbers).enumerate() {
         let Ok(d) = g else { continue };
+        let game = i as u32;
+        let no_returns = d.tree.returns.is_empty();
         for (ply, &hash) in d.hashes.iter().enumerate() {
-            let slot = &mut next[group(vn, hash)];
-            if let Some(e) = entries.get_mut(*slot) {
-                *e = Entry {
-                    hash,
-                    game: i as u32,
-                    ply: ply as u16,
-                    mv: move_at(&d.moves_blob, ply as u16),
-                };
+            let ply = ply as u16;
+            let e = Entry {
+                hash,
+                game,
+                ply,
+                mv: move_at(&d.moves_blob, ply),
+            };
+            if ply < TREE_PLIES || (!no_returns && d.tree.covers(ply)) {
+                covered.push(tree_group(vn, hash), e);
+            } else {
+                entries.push(group(vn, hash), e);
             }
-            *slot += 1;
+        }
+        for v in &d.tree.visits {
+            visits.push(
+                tree_group(vn, v.hash),
+                Visit {
+                    hash: v.hash,
+                    check: v.check,
+                    game,
+                    mv: move_at(&d.moves_blob, v.ply),
+                },
+            );
         }
     }
-    let mut slices: Vec<&mut [Entry]> = Vec::with_capacity(offsets.len());
-    let mut rest: &mut [Entry] = &mut entries;
-    for w in offsets.windows(2) {
-        let (head, tail) = rest.split_at_mut(w[1] - w[0]);
-        slices.push(head);
-        rest = tail;
-    }
-    // Equal hashes stay in (game, ply) order.
-    slices
-        .into_par_iter()
-        .for_each(|s| s.sort_unstable_by_key(|p| (p.hash, p.game, p.ply)));
+    entries.sort_each(|p| (p.hash, p.game, p.ply));
+    covered.sort_each(|p| (p.hash, p.game, p.ply));
+    visits.sort_each(|v| (v.hash, v.check, v.mv, v.game));
     Prepared {
         games,
         entries,
-        offsets,
+        covered,
+        visits,
         variants,
     }
 }
@@ -198,6 +316,7 @@ pub struct Importer<'db> {
     db: &'db mut Database,
     merge_tiers: bool,
     rule: DuplicateRule,
+    names: NameCache,
 }
 
 impl Database {
@@ -210,6 +329,7 @@ impl Database {
             db: self,
             merge_tiers: true,
             rule: DuplicateRule::default(),
+            names: NameCache::default(),
         })
     }
 
@@ -221,7 +341,16 @@ impl Database {
         for v in self.variant_ids()? {
             index::merge_all(&mut self.conn, v).map_err(|e| self.err(e))?;
         }
-        Ok(())
+        let merged = (|| {
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            for kind in [Kind::Names, Kind::Openings] {
+                tally::merge_all(&tx, kind)?;
+            }
+            tx.commit()
+        })();
+        merged.map_err(|e| self.err(e))
     }
 
     fn variant_ids(&self) -> Result<Vec<i64>, DbError> {
@@ -359,26 +488,33 @@ impl Importer<'_> {
     ) -> Result<BatchStats, DbError> {
         let db = &mut *self.db;
         let rule = self.rule;
+        let names = &mut self.names;
         let written = (|| {
             let tx = db
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            let stats = write_batch(&tx, &prepared, rule)?;
+            let stats = write_batch(&tx, &prepared, rule, names)?;
             tx.commit()?;
             Ok(stats)
         })();
         // The entry buffer goes back for the next batch, and the rest is freed, before the
         // index is merged, which may take a while.
-        spare(std::mem::take(&mut prepared.entries));
+        spare(std::mem::take(&mut prepared.entries.items));
         drop(prepared);
         // The transaction is over (rolled back on an error) before the error is read.
-        let (stats, grown) = written.map_err(|e| match e {
+        let (stats, grown, found) = written.map_err(|e| match e {
             WriteError::Sql(e) => db.err(e),
             WriteError::TooManyGames => DbError::TooManyGames,
         })?;
+        self.names.commit(found);
         if self.merge_tiers {
             for v in &grown {
                 index::merge_tiers(&mut db.conn, *v).map_err(|e| db.err(e))?;
+            }
+            if stats.imported > 0 {
+                for kind in [Kind::Names, Kind::Openings] {
+                    tally::merge_tiers(&mut db.conn, kind).map_err(|e| db.err(e))?;
+                }
             }
         }
         Ok(stats)
@@ -514,13 +650,17 @@ fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, W
     Ok(id)
 }
 
-/// The batch's rows, inside the caller's transaction. Returns the stats and the variants
-/// whose index grew.
+/// What a batch's transaction did: its stats, the variants whose index grew and the names
+/// looked up (for the importer's cache once committed).
+type Written = (BatchStats, Vec<i64>, Vec<(String, i64)>);
+
+/// The batch's rows, inside the caller's transaction.
 fn write_batch(
     tx: &Transaction<'_>,
     prepared: &Prepared,
     rule: DuplicateRule,
-) -> Result<(BatchStats, Vec<i64>), WriteError> {
+    names: &mut NameCache,
+) -> Result<Written, WriteError> {
     let mut stats = BatchStats::default();
     let variant_ids: Vec<i64> = prepared
         .variants
@@ -573,39 +713,81 @@ fn write_batch(
         *games_per_variant.entry(v).or_default() += 1;
         stats.imported += 1;
     }
-    // One segment per variant; groups come in (variant number, bucket) order, entries of a
-    // group in (hash, local game, ply) order. Ids grow with the local number, so the order
-    // holds with ids in place.
+    let (positions, grown) = write_index(tx, prepared, &ids, &variant_ids)?;
+    stats.positions = positions;
+    let mut summary = BatchSummary::default();
+    let mut batch_names = BatchNames::default();
+    for (g, id) in prepared.games.iter().zip(&ids) {
+        let (Ok(d), Some(id)) = (g, id) else { continue };
+        summary.add(&d.facts(variant_of(d)));
+        batch_names.add(*id, d.names());
+    }
+    summary.write(tx)?;
+    let found = batch_names.write(tx, names)?;
+    Ok((stats, grown, found))
+}
+
+/// Writes a stored batch's part of the position index and of the opening tree: one segment
+/// per variant, with `ids[i]` the id of the batch's game `i` (`None`: not stored). Returns
+/// the entries written and the variants whose index grew.
+pub(crate) fn write_index(
+    tx: &Transaction<'_>,
+    prepared: &Prepared,
+    ids: &[Option<u32>],
+    variant_ids: &[i64],
+) -> rusqlite::Result<(u64, Vec<i64>)> {
+    // Groups come in (variant number, bucket) order, entries of a group in (hash, local game,
+    // ply) order, tree visits in (hash, check key, move, local game) order. Ids grow with the
+    // local number, so the orders hold with ids in place.
     let mut grown = Vec::new();
+    let mut positions = 0;
     let buckets = 1usize << BUCKET_BITS;
+    let tree_buckets = 1usize << TREE_BUCKET_BITS;
     // Each bucket's entries are encoded into one blob in a tight loop: what they hold of their
     // game (stored games only) is made once per game.
     let fields: Vec<Option<GameFields>> = prepared
         .games
         .iter()
-        .zip(&ids)
+        .zip(ids)
         .map(|(g, id)| match (g, id) {
             (Ok(d), Some(id)) => Some(GameFields::new(*id, d.result, d.standard_start, d.plies)),
             _ => None,
         })
         .collect();
+    let tree_fields: Vec<Option<(u32, GameResult, u16)>> = prepared
+        .games
+        .iter()
+        .zip(ids)
+        .map(|(g, id)| match (g, id) {
+            (Ok(d), Some(id)) => Some((*id, d.result, d.plies)),
+            _ => None,
+        })
+        .collect();
     let mut blob = Vec::new();
+    let mut rows = Vec::new();
     for (vn, variant) in variant_ids.iter().enumerate() {
-        let games = games_per_variant.get(variant).copied().unwrap_or(0);
+        let stored = prepared
+            .games
+            .iter()
+            .zip(ids)
+            .filter_map(|(g, id)| match (g, id) {
+                (Ok(d), Some(id)) if d.variant.id() == prepared.variants[vn].id() => Some(*id),
+                _ => None,
+            });
+        let (mut games, mut first, mut last) = (0u64, u32::MAX, 0u32);
+        for id in stored {
+            games += 1;
+            first = first.min(id);
+            last = last.max(id);
+        }
         if games == 0 {
             continue;
         }
         let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
         for b in 0..buckets {
-            let (Some(&start), Some(&end)) = (
-                prepared.offsets.get(vn * buckets + b),
-                prepared.offsets.get(vn * buckets + b + 1),
-            ) else {
-                continue;
-            };
             blob.clear();
             let mut count = 0;
-            for e in prepared.entries.get(start..end).unwrap_or(&[]) {
+            for e in prepared.entries.group(vn * buckets + b) {
                 if let Some(Some(game)) = fields.get(e.game as usize) {
                     blob.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
                     count += 1;
@@ -613,11 +795,45 @@ fn write_batch(
             }
             writer.push_bucket(tx, b as i64, &blob, count)?;
         }
-        stats.positions += writer.postings;
-        writer.finish(tx)?;
+        for b in 0..tree_buckets {
+            rows.clear();
+            let mut row: Option<TreeRow> = None;
+            for v in prepared.visits.group(vn * tree_buckets + b) {
+                let Some(Some((id, result, plies))) = tree_fields.get(v.game as usize) else {
+                    continue;
+                };
+                match &mut row {
+                    Some(r) if r.key() == (v.hash, v.check, v.mv) => {
+                        r.push_game(*id, *result, *plies);
+                    }
+                    _ => {
+                        if let Some(r) = row.take() {
+                            r.write(&mut rows);
+                        }
+                        row = Some(TreeRow::of_game(
+                            v.hash, v.check, v.mv, *id, *result, *plies,
+                        ));
+                    }
+                }
+            }
+            if let Some(r) = row {
+                r.write(&mut rows);
+            }
+            blob.clear();
+            let mut count = 0;
+            for e in prepared.covered.group(vn * tree_buckets + b) {
+                if let Some(Some(game)) = fields.get(e.game as usize) {
+                    blob.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
+                    count += 1;
+                }
+            }
+            writer.push_tree_bucket(tx, b as i64, &rows, &blob, count)?;
+        }
+        positions += writer.postings;
+        writer.finish(tx, Some((first, last)))?;
         grown.push(*variant);
     }
-    Ok((stats, grown))
+    Ok((positions, grown))
 }
 
 /// Looks up the id of the variant named `name`, if the database has it.

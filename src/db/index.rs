@@ -7,10 +7,11 @@
 //! (like a log-structured merge tree) so that a bucket never has more than a few blobs per
 //! level. See `docs/DATABASE.md`.
 
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::codec::{Posting, posting_count, postings_with_hash};
-use super::schema::bucket;
+use super::schema::{bucket, tree_bucket};
+use super::tree::{Rows, TreeRow, merge_rows};
 
 /// Segments of one level merged into one of the next level once there are this many.
 pub const MERGE_FANOUT: i64 = 8;
@@ -95,17 +96,74 @@ impl SegmentWriter {
         Ok(())
     }
 
-    /// Writes the last bucket and the segment's entry count.
-    pub(crate) fn finish(mut self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    /// Writes one tree bucket's rows and the index entries kept with them (`count`
+    /// entries), already encoded.
+    pub(crate) fn push_tree_bucket(
+        &mut self,
+        tx: &Transaction<'_>,
+        bucket: i64,
+        rows: &[u8],
+        entries: &[u8],
+        count: u64,
+    ) -> rusqlite::Result<()> {
+        if !rows.is_empty() || !entries.is_empty() {
+            tx.prepare_cached(
+                "INSERT INTO tree (variant, bucket, segment, rows, entries)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![self.variant, bucket, self.segment, rows, entries])?;
+        }
+        self.postings += count;
+        Ok(())
+    }
+
+    /// Writes the last bucket, the segment's entry count and the range of its game ids
+    /// (`None`: unknown, as for segments written before version 3).
+    pub(crate) fn finish(
+        mut self,
+        tx: &Transaction<'_>,
+        games: Option<(u32, u32)>,
+    ) -> rusqlite::Result<()> {
         self.flush(tx)?;
-        tx.prepare_cached("UPDATE segment SET postings = ?1 WHERE id = ?2")?
-            .execute(params![self.postings as i64, self.segment])?;
+        tx.prepare_cached(
+            "UPDATE segment SET postings = ?1, first_game = ?2, last_game = ?3 WHERE id = ?4",
+        )?
+        .execute(params![
+            self.postings as i64,
+            games.map(|g| g.0),
+            games.map(|g| g.1),
+            self.segment
+        ])?;
         Ok(())
     }
 }
 
-/// Every index entry of `variant` whose hash is `hash`, in (game, ply) order.
+/// Every index entry of `variant` whose hash is `hash`, in (game, ply) order: those of the
+/// position index proper and, with `tree` (a file of version 3 or later), those kept with the
+/// opening tree.
 pub(crate) fn lookup(
+    conn: &rusqlite::Connection,
+    variant: i64,
+    hash: u64,
+    tree: bool,
+) -> rusqlite::Result<Vec<Posting>> {
+    let mut out = lookup_beyond(conn, variant, hash)?;
+    if tree {
+        let mut stmt =
+            conn.prepare_cached("SELECT entries FROM tree WHERE variant = ?1 AND bucket = ?2")?;
+        let mut rows = stmt.query(params![variant, tree_bucket(hash)])?;
+        while let Some(row) = rows.next()? {
+            let blob = row.get_ref(0)?.as_blob()?;
+            out.extend(postings_with_hash(blob, hash));
+        }
+        out.sort_unstable_by_key(|p| (p.game, p.ply));
+    }
+    Ok(out)
+}
+
+/// The entries of `variant` whose hash is `hash` in the position index proper (not those
+/// kept with the opening tree), in (game, ply) order.
+pub(crate) fn lookup_beyond(
     conn: &rusqlite::Connection,
     variant: i64,
     hash: u64,
@@ -116,6 +174,89 @@ pub(crate) fn lookup(
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
         let blob = row.get_ref(0)?.as_blob()?;
+        out.extend(postings_with_hash(blob, hash));
+    }
+    out.sort_unstable_by_key(|p| (p.game, p.ply));
+    Ok(out)
+}
+
+/// The opening tree's rows of a position (by its hash and check key), from every segment of
+/// `variant`, unsorted; `Err(())` inside if a blob is damaged.
+pub(crate) fn tree_rows(
+    conn: &rusqlite::Connection,
+    variant: i64,
+    hash: u64,
+    check: u64,
+) -> rusqlite::Result<Result<Vec<TreeRow>, ()>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT rows FROM tree WHERE variant = ?1 AND bucket = ?2")?;
+    let mut rows = stmt.query(params![variant, tree_bucket(hash)])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let blob = row.get_ref(0)?.as_blob()?;
+        let mut it = Rows::new(blob);
+        for r in it.by_ref() {
+            if r.hash == hash && r.check == check {
+                out.push(r);
+            } else if r.hash > hash {
+                break;
+            }
+        }
+        if it.damaged {
+            return Ok(Err(()));
+        }
+    }
+    Ok(Ok(out))
+}
+
+/// A segment of the position index, with the range of its game ids (`None` for segments
+/// written before version 3).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SegmentRange {
+    pub id: i64,
+    pub games: Option<(u32, u32)>,
+}
+
+/// The segments of `variant`.
+pub(crate) fn segments(
+    conn: &rusqlite::Connection,
+    variant: i64,
+) -> rusqlite::Result<Vec<SegmentRange>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, first_game, last_game FROM segment WHERE variant = ?1 AND games > 0",
+    )?;
+    stmt.query_map(params![variant], |r| {
+        let first: Option<u32> = r.get(1)?;
+        let last: Option<u32> = r.get(2)?;
+        Ok(SegmentRange {
+            id: r.get(0)?,
+            games: first.zip(last),
+        })
+    })?
+    .collect()
+}
+
+/// Every entry of one segment whose hash is `hash` (both parts), in (game, ply) order.
+pub(crate) fn lookup_segment(
+    conn: &rusqlite::Connection,
+    variant: i64,
+    segment: i64,
+    hash: u64,
+) -> rusqlite::Result<Vec<Posting>> {
+    let mut out = Vec::new();
+    let beyond: Option<Vec<u8>> = conn
+        .prepare_cached(
+            "SELECT entries FROM posting WHERE variant = ?1 AND bucket = ?2 AND segment = ?3",
+        )?
+        .query_row(params![variant, bucket(hash), segment], |r| r.get(0))
+        .optional()?;
+    let covered: Option<Vec<u8>> = conn
+        .prepare_cached(
+            "SELECT entries FROM tree WHERE variant = ?1 AND bucket = ?2 AND segment = ?3",
+        )?
+        .query_row(params![variant, tree_bucket(hash), segment], |r| r.get(0))
+        .optional()?;
+    for blob in [beyond, covered].iter().flatten() {
         out.extend(postings_with_hash(blob, hash));
     }
     out.sort_unstable_by_key(|p| (p.game, p.ply));
@@ -133,34 +274,40 @@ pub(crate) fn merge_tiers(
     let mut merges = 0;
     loop {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let full: Option<i64> = tx
-            .query_row(
-                "SELECT level FROM segment WHERE variant = ?1 AND postings < ?3 GROUP BY level
-                 HAVING count(*) >= ?2 ORDER BY level LIMIT 1",
-                params![variant, MERGE_FANOUT, MERGE_LIMIT],
-                |r| r.get(0),
-            )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })?;
-        let Some(level) = full else {
+        if !merge_step(&tx, variant)? {
+            tx.commit()?;
             return Ok(merges);
-        };
-        let ids: Vec<(i64, i64)> = tx
-            .prepare(
-                "SELECT id, games FROM segment WHERE variant = ?1 AND level = ?2 AND postings < ?4
-                 ORDER BY id LIMIT ?3",
-            )?
-            .query_map(params![variant, level, MERGE_FANOUT, MERGE_LIMIT], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?
-            .collect::<Result<_, _>>()?;
-        merge(&tx, variant, level + 1, &ids)?;
+        }
         tx.commit()?;
         merges += 1;
     }
+}
+
+/// One merge of a full tier of `variant`'s small segments, if there is one; returns whether
+/// there was.
+pub(crate) fn merge_step(tx: &Transaction<'_>, variant: i64) -> rusqlite::Result<bool> {
+    let full: Option<i64> = tx
+        .query_row(
+            "SELECT level FROM segment WHERE variant = ?1 AND postings < ?3 GROUP BY level
+             HAVING count(*) >= ?2 ORDER BY level LIMIT 1",
+            params![variant, MERGE_FANOUT, MERGE_LIMIT],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(level) = full else {
+        return Ok(false);
+    };
+    let ids: Vec<(i64, i64)> = tx
+        .prepare(
+            "SELECT id, games FROM segment WHERE variant = ?1 AND level = ?2 AND postings < ?4
+             ORDER BY id LIMIT ?3",
+        )?
+        .query_map(params![variant, level, MERGE_FANOUT, MERGE_LIMIT], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    merge(tx, variant, level + 1, &ids)?;
+    Ok(true)
 }
 
 /// Merges every segment of `variant` into one.
@@ -178,7 +325,8 @@ pub(crate) fn merge_all(conn: &mut rusqlite::Connection, variant: i64) -> rusqli
     tx.commit()
 }
 
-/// Replaces the segments `ids` (id, games) by one segment of `level`, bucket by bucket.
+/// Replaces the segments `ids` (id, games) by one segment of `level`, bucket by bucket: the
+/// position index's entries, and the opening tree's rows (added up) and entries.
 fn merge(
     tx: &Transaction<'_>,
     variant: i64,
@@ -186,11 +334,28 @@ fn merge(
     ids: &[(i64, i64)],
 ) -> rusqlite::Result<()> {
     let games: i64 = ids.iter().map(|s| s.1).sum();
-    let mut out = SegmentWriter::new(tx, variant, level, games as u64)?;
     let placeholders = vec!["?"; ids.len()].join(",");
-    let buckets: Vec<i64> = {
+    let range: (Option<u32>, Option<u32>, i64) = {
         let sql = format!(
-            "SELECT DISTINCT bucket FROM posting WHERE variant = ? AND segment IN ({placeholders})
+            "SELECT min(first_game), max(last_game), count(*) - count(first_game)
+             FROM segment WHERE id IN ({placeholders})"
+        );
+        tx.query_row(
+            &sql,
+            rusqlite::params_from_iter(ids.iter().map(|s| s.0)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?
+    };
+    let mut out = SegmentWriter::new(tx, variant, level, games as u64)?;
+    let args = |b: i64| -> Vec<i64> {
+        [variant, b]
+            .into_iter()
+            .chain(ids.iter().map(|s| s.0))
+            .collect()
+    };
+    let buckets = |table: &str| -> rusqlite::Result<Vec<i64>> {
+        let sql = format!(
+            "SELECT DISTINCT bucket FROM {table} WHERE variant = ? AND segment IN ({placeholders})
              ORDER BY bucket"
         );
         let mut stmt = tx.prepare(&sql)?;
@@ -198,8 +363,9 @@ fn merge(
             .chain(ids.iter().map(|s| s.0))
             .collect();
         stmt.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?
-            .collect::<Result<_, _>>()?
+            .collect()
     };
+    let index_buckets = buckets("posting")?;
     let sql = format!(
         "SELECT entries FROM posting WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
     );
@@ -209,12 +375,9 @@ fn merge(
     );
     let mut delete = tx.prepare(&sql)?;
     let mut entries: Vec<Posting> = Vec::new();
-    for b in buckets {
+    for b in index_buckets {
         entries.clear();
-        let args: Vec<i64> = [variant, b]
-            .into_iter()
-            .chain(ids.iter().map(|s| s.0))
-            .collect();
+        let args = args(b);
         let mut rows = read.query(rusqlite::params_from_iter(args.iter()))?;
         while let Some(row) = rows.next()? {
             let blob = row.get_ref(0)?.as_blob()?;
@@ -227,10 +390,59 @@ fn merge(
             out.push(tx, p)?;
         }
     }
-    out.finish(tx)?;
+    let tree_buckets = buckets("tree")?;
+    let sql = format!(
+        "SELECT rows, entries FROM tree WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
+    );
+    let mut read = tx.prepare(&sql)?;
+    let sql = format!(
+        "DELETE FROM tree WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
+    );
+    let mut delete = tx.prepare(&sql)?;
+    let (mut rows_blob, mut entries_blob) = (Vec::new(), Vec::new());
+    for b in tree_buckets {
+        entries.clear();
+        let mut rows: Vec<TreeRow> = Vec::new();
+        let args = args(b);
+        let mut found = read.query(rusqlite::params_from_iter(args.iter()))?;
+        while let Some(row) = found.next()? {
+            let mut it = Rows::new(row.get_ref(0)?.as_blob()?);
+            rows.extend(it.by_ref());
+            if it.damaged {
+                return Err(damaged("an opening tree row does not decode"));
+            }
+            let blob = row.get_ref(1)?.as_blob()?;
+            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+        }
+        drop(found);
+        delete.execute(rusqlite::params_from_iter(args.iter()))?;
+        rows_blob.clear();
+        for r in merge_rows(rows) {
+            r.write(&mut rows_blob);
+        }
+        entries.sort_unstable_by_key(Posting::key);
+        entries_blob.clear();
+        for p in &entries {
+            p.write(&mut entries_blob);
+        }
+        out.push_tree_bucket(tx, b, &rows_blob, &entries_blob, entries.len() as u64)?;
+    }
+    let known = match range {
+        (Some(first), Some(last), 0) => Some((first, last)),
+        _ => None,
+    };
+    out.finish(tx, known)?;
     let mut del_segment = tx.prepare_cached("DELETE FROM segment WHERE id = ?1")?;
     for &(id, _) in ids {
         del_segment.execute(params![id])?;
     }
     Ok(())
+}
+
+/// The error for derived data that cannot be read.
+fn damaged(what: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(what.to_string()),
+    )
 }

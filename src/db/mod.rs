@@ -13,12 +13,17 @@ mod error;
 mod export;
 mod import;
 mod index;
+mod name_index;
 pub mod names;
 mod query;
+mod rebuild;
 mod record;
 mod report;
 mod schema;
 mod search;
+mod summary;
+mod tally;
+mod tree;
 
 pub use answer::{
     EXPLORER_COUNTING, ExploreAnswer, GameAnswer, GameAnswerError, GameRow, LineAnswer, MoveAnswer,
@@ -33,12 +38,14 @@ pub use query::{
     Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,
     StoredGame, VariantStats,
 };
+pub use rebuild::Rebuilt;
 pub use record::{GameEnd, GameRecord, RecordError, Replayed, SpecialMoves};
 pub use report::{
     EndCount, Group, GroupBy, LengthBucket, Lengths, PlayerStats, Report, ReportQuery, Score,
     SpecialCount, percent,
 };
 pub use schema::{
-    APPLICATION_ID, BUCKET_BITS, READABLE_FROM as SCHEMA_READABLE_FROM, VERSION as SCHEMA_VERSION,
+    APPLICATION_ID, BUCKET_BITS, READABLE_FROM as SCHEMA_READABLE_FROM, TREE_BUCKET_BITS,
+    TREE_EXAMPLES, TREE_PLIES, VERSION as SCHEMA_VERSION,
 };
 pub use search::{GameQuery, SearchHit, SearchPage, SortKey};

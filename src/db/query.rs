@@ -10,11 +10,13 @@ use rusqlite::{OptionalExtension, params};
 use crate::rules::{Color, Move, Position};
 
 use super::codec::{self, GameResult, Posting};
-use super::database::Database;
+use super::database::{Database, Layout};
 use super::error::DbError;
 use super::import::find_variant;
 use super::index;
 use super::record::{GameEnd, SpecialMoves, well_formed};
+use super::schema::TREE_EXAMPLES;
+use super::tree::{self, TreeRow};
 
 /// A game's number in the database.
 pub type GameId = u32;
@@ -37,6 +39,13 @@ pub struct Results {
 }
 
 impl Results {
+    fn add_results(&mut self, o: &Results) {
+        self.white_wins += o.white_wins;
+        self.draws += o.draws;
+        self.black_wins += o.black_wins;
+        self.unfinished += o.unfinished;
+    }
+
     fn add(&mut self, r: GameResult) {
         match r {
             GameResult::WhiteWins => self.white_wins += 1,
@@ -338,6 +347,24 @@ impl<'a> Verifier<'a> {
     }
 }
 
+/// The ids in both ascending lists.
+fn intersect(a: &[GameId], b: &[GameId]) -> Vec<GameId> {
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        match x.cmp(&y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(x);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
 /// A count column (never negative).
 fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
     r.get::<_, i64>(i).map(|n| n.max(0) as u64)
@@ -347,13 +374,65 @@ fn result_of(s: &str) -> GameResult {
     GameResult::parse(s).unwrap_or(GameResult::Unknown)
 }
 
+/// Games that played one move (or ended) at their first visit of a position: from the
+/// opening tree (many games) or from one index entry (one game).
+struct Contribution {
+    mv: Option<Move>,
+    games: u64,
+    results: Results,
+    plies: u64,
+    /// The lowest ids of the games, ascending.
+    examples: Vec<GameId>,
+}
+
+impl Contribution {
+    fn of_visit(p: &Posting) -> Contribution {
+        let mut results = Results::default();
+        results.add(p.result);
+        Contribution {
+            mv: p.mv,
+            games: 1,
+            results,
+            plies: u64::from(p.plies),
+            examples: vec![p.game],
+        }
+    }
+
+    fn of_row(r: &TreeRow) -> Contribution {
+        Contribution {
+            mv: codec::decode_move(r.mv),
+            games: r.games,
+            results: Results {
+                white_wins: r.white,
+                draws: r.draws,
+                black_wins: r.black,
+                unfinished: r.unfinished(),
+            },
+            plies: r.plies,
+            examples: r.examples().to_vec(),
+        }
+    }
+}
+
 impl Database {
-    /// Each game that reached `pos`, once, with the index entry of its first visit.
-    fn first_visits(&self, pos: &Position) -> Result<Vec<Posting>, DbError> {
+    /// Each game that reached `pos`, once, with the index entry of its first visit, from the
+    /// whole position index.
+    fn first_visits(&self, pos: &Position, layout: Layout) -> Result<Vec<Posting>, DbError> {
         let Some(variant) = find_variant(self, pos.variant().id())? else {
             return Ok(Vec::new());
         };
-        let candidates = index::lookup(&self.conn, variant, pos.hash()).map_err(|e| self.err(e))?;
+        let candidates =
+            index::lookup(&self.conn, variant, pos.hash(), layout.tree).map_err(|e| self.err(e))?;
+        self.verified(pos, &candidates)
+    }
+
+    /// The first visit of each game among `candidates` (entries of the position's hash, in
+    /// (game, ply) order) that really is at `pos`.
+    pub(crate) fn verified(
+        &self,
+        pos: &Position,
+        candidates: &[Posting],
+    ) -> Result<Vec<Posting>, DbError> {
         let mut verifier = Verifier::new(self, pos);
         let mut out = Vec::new();
         for group in candidates.chunk_by(|a, b| a.game == b.game) {
@@ -364,43 +443,95 @@ impl Database {
         Ok(out)
     }
 
+    /// What the explorer adds up for `pos`, by the opening tree and the entries beyond it:
+    /// the tree's rows of the position, and the games whose first visit lies beyond the
+    /// tree, found in the position index and verified by replay.
+    fn contributions(&self, pos: &Position) -> Result<Vec<Contribution>, DbError> {
+        let Some(variant) = find_variant(self, pos.variant().id())? else {
+            return Ok(Vec::new());
+        };
+        let hash = pos.hash();
+        let rows = index::tree_rows(&self.conn, variant, hash, tree::check_key(pos))
+            .map_err(|e| self.err(e))?
+            .map_err(|()| DbError::Corrupt {
+                path: self.path.clone(),
+                detail: "an opening tree row does not decode".to_string(),
+            })?;
+        let beyond = index::lookup_beyond(&self.conn, variant, hash).map_err(|e| self.err(e))?;
+        let mut out: Vec<Contribution> = rows.iter().map(Contribution::of_row).collect();
+        out.extend(
+            self.verified(pos, &beyond)?
+                .iter()
+                .map(Contribution::of_visit),
+        );
+        Ok(out)
+    }
+
+    /// The number of games that reached `pos` (each once), by the opening tree and the
+    /// entries beyond it; the derived tables must be current.
+    pub(crate) fn count_position(&self, pos: &Position) -> Result<u64, DbError> {
+        Ok(self.contributions(pos)?.iter().map(|c| c.games).sum())
+    }
+
     /// The games that reached a position (of the position's variant), in id order, each once
     /// with the first ply at which it stood there.
     pub fn search_position(&self, pos: &Position) -> Result<Vec<PositionHit>, DbError> {
-        Ok(self
-            .first_visits(pos)?
-            .into_iter()
-            .map(|p| PositionHit {
-                game: p.game,
-                ply: u32::from(p.ply),
-            })
-            .collect())
+        self.read(|layout| {
+            Ok(self
+                .first_visits(pos, layout)?
+                .into_iter()
+                .map(|p| PositionHit {
+                    game: p.game,
+                    ply: u32::from(p.ply),
+                })
+                .collect())
+        })
     }
 
     /// The opening explorer for a position, with up to `examples` game ids per move.
     pub fn explore(&self, pos: &Position, examples: usize) -> Result<Explorer, DbError> {
-        let visits = self.first_visits(pos)?;
-        if let Some(bad) = visits
+        self.read(|layout| self.explore_in(pos, examples, layout))
+    }
+
+    fn explore_in(
+        &self,
+        pos: &Position,
+        examples: usize,
+        layout: Layout,
+    ) -> Result<Explorer, DbError> {
+        // The tree keeps a few examples per row; more are found in the whole index.
+        let found: Vec<Contribution> = if layout.current && examples <= TREE_EXAMPLES {
+            self.contributions(pos)?
+        } else {
+            self.first_visits(pos, layout)?
+                .iter()
+                .map(Contribution::of_visit)
+                .collect()
+        };
+        if let Some(bad) = found
             .iter()
-            .find(|p| p.mv.is_some_and(|m| !well_formed(pos, m)))
+            .find(|c| c.mv.is_some_and(|m| !well_formed(pos, m)))
         {
             return Err(DbError::Corrupt {
                 path: self.path.clone(),
-                detail: format!("game {}: a stored move does not fit its position", bad.game),
+                detail: format!(
+                    "game {}: a stored move does not fit its position",
+                    bad.examples.first().copied().unwrap_or(0)
+                ),
             });
         }
         let mut out = Explorer::default();
         let mut by_move: HashMap<Move, (ExplorerMove, u64)> = HashMap::new();
-        let legal = if visits.iter().any(|p| p.mv.is_some()) {
+        let legal = if found.iter().any(|c| c.mv.is_some()) {
             pos.legal_moves()
         } else {
             Vec::new()
         };
-        for p in &visits {
-            out.games += 1;
-            out.results.add(p.result);
-            let Some(mv) = p.mv else {
-                out.ended_here += 1;
+        for c in &found {
+            out.games += c.games;
+            out.results.add_results(&c.results);
+            let Some(mv) = c.mv else {
+                out.ended_here += c.games;
                 continue;
             };
             let (e, total_plies) = by_move.entry(mv).or_insert_with(|| {
@@ -419,12 +550,10 @@ impl Database {
                     0,
                 )
             });
-            e.games += 1;
-            e.results.add(p.result);
-            *total_plies += u64::from(p.plies);
-            if e.examples.len() < examples {
-                e.examples.push(p.game);
-            }
+            e.games += c.games;
+            e.results.add_results(&c.results);
+            *total_plies += c.plies;
+            e.examples.extend_from_slice(&c.examples);
         }
         let continued = out.games - out.ended_here;
         out.moves = by_move
@@ -432,6 +561,8 @@ impl Database {
             .map(|(mut e, total)| {
                 e.average_plies = total as f64 / e.games.max(1) as f64;
                 e.share_pct = super::report::percent(e.games, continued);
+                e.examples.sort_unstable();
+                e.examples.truncate(examples);
                 e
             })
             .collect();
@@ -450,15 +581,27 @@ impl Database {
         breadth: usize,
         examples: usize,
     ) -> Result<Explorer, DbError> {
-        let mut out = self.explore(pos, examples)?;
+        self.read(|layout| self.explore_tree_in(pos, depth, breadth, examples, layout))
+    }
+
+    fn explore_tree_in(
+        &self,
+        pos: &Position,
+        depth: usize,
+        breadth: usize,
+        examples: usize,
+        layout: Layout,
+    ) -> Result<Explorer, DbError> {
+        let mut out = self.explore_in(pos, examples, layout)?;
         if depth > 1 {
             for m in out.moves.iter_mut().take(breadth) {
                 let next = pos.after(m.mv);
-                m.next = Some(Box::new(self.explore_tree(
+                m.next = Some(Box::new(self.explore_tree_in(
                     &next,
                     depth - 1,
                     breadth,
                     examples,
+                    layout,
                 )?));
             }
         }
@@ -542,6 +685,15 @@ impl Database {
         self.count_games(&GameFilter::default())
     }
 
+    /// The number of games, from the statistics summary (which must be current).
+    fn summary_games(&self) -> Result<u64, DbError> {
+        self.conn
+            .prepare_cached("SELECT coalesce(sum(games), 0) FROM summary")
+            .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)))
+            .map(|n| n.max(0) as u64)
+            .map_err(|e| self.err(e))
+    }
+
     /// Whether the database holds no games.
     pub fn is_empty(&self) -> Result<bool, DbError> {
         self.conn
@@ -549,7 +701,76 @@ impl Database {
             .map_err(|e| self.err(e))
     }
 
-    pub(crate) fn filter_sql(filter: &GameFilter) -> (String, Vec<Box<dyn ToSql>>) {
+    /// The games whose tags match the filter's player, event and site conditions, by the
+    /// name index (ascending); `None` without such conditions or when the index is not
+    /// current. An empty text matches every game, as a condition it is none.
+    pub(crate) fn named_games(
+        &self,
+        filter: &GameFilter,
+        layout: Layout,
+    ) -> Result<Option<Vec<GameId>>, DbError> {
+        use super::name_index::{BLACK, EVENT, SITE, WHITE, games_named, matching_names};
+        if !layout.current {
+            return Ok(None);
+        }
+        let players: &[usize] = match filter.color {
+            Some(Color::White) => &[WHITE],
+            Some(Color::Black) => &[BLACK],
+            None => &[WHITE, BLACK],
+        };
+        let conditions = [
+            (&filter.player, players),
+            (&filter.event, &[EVENT][..]),
+            (&filter.site, &[SITE][..]),
+        ];
+        let mut out: Option<Vec<GameId>> = None;
+        for (text, fields) in conditions {
+            let Some(text) = text.as_deref().filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let names = matching_names(&self.conn, text).map_err(|e| self.err(e))?;
+            let games = games_named(&self.conn, fields, &names)
+                .map_err(|e| self.err(e))?
+                .map_err(|()| DbError::Corrupt {
+                    path: self.path.clone(),
+                    detail: "a tally of the name index does not decode".to_string(),
+                })?;
+            out = Some(match out {
+                None => games,
+                Some(before) => intersect(&before, &games),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The filter as SQL conditions on `game g` (empty, or ` WHERE ...`) and their
+    /// parameters. The player, event and site conditions become a list of game ids when the
+    /// name index can answer them.
+    pub(crate) fn filter_sql(
+        &self,
+        filter: &GameFilter,
+        layout: Layout,
+    ) -> Result<(String, Vec<Box<dyn ToSql>>), DbError> {
+        let Some(named) = self.named_games(filter, layout)? else {
+            return Ok(Self::filter_clauses(filter));
+        };
+        let mut ids = named;
+        if let Some(only) = &filter.games {
+            let mut only = only.clone();
+            only.sort_unstable();
+            ids = intersect(&ids, &only);
+        }
+        Ok(Self::filter_clauses(&GameFilter {
+            player: None,
+            color: None,
+            event: None,
+            site: None,
+            games: Some(ids),
+            ..filter.clone()
+        }))
+    }
+
+    fn filter_clauses(filter: &GameFilter) -> (String, Vec<Box<dyn ToSql>>) {
         let mut clauses: Vec<String> = Vec::new();
         let mut args: Vec<Box<dyn ToSql>> = Vec::new();
         let mut contains = |clauses: &mut Vec<String>, columns: &[&str], value: &str| {
@@ -671,7 +892,18 @@ impl Database {
         limit: usize,
         offset: usize,
     ) -> Result<Vec<GameSummary>, DbError> {
-        let (clause, mut args) = Self::filter_sql(filter);
+        self.read(|layout| self.list_games_in(filter, order_by, limit, offset, layout))
+    }
+
+    fn list_games_in(
+        &self,
+        filter: &GameFilter,
+        order_by: &str,
+        limit: usize,
+        offset: usize,
+        layout: Layout,
+    ) -> Result<Vec<GameSummary>, DbError> {
+        let (clause, mut args) = self.filter_sql(filter, layout)?;
         let n = args.len();
         let sql = format!(
             "SELECT g.id, v.name, g.white, g.black, g.event, g.site, g.date, g.result,
@@ -715,7 +947,31 @@ impl Database {
 
     /// The number of games matching a filter.
     pub fn count_games(&self, filter: &GameFilter) -> Result<u64, DbError> {
-        let (clause, args) = Self::filter_sql(filter);
+        self.read(|layout| self.count_games_in(filter, layout))
+    }
+
+    pub(crate) fn count_games_in(
+        &self,
+        filter: &GameFilter,
+        layout: Layout,
+    ) -> Result<u64, DbError> {
+        let text_only = GameFilter {
+            player: None,
+            color: None,
+            event: None,
+            site: None,
+            ..filter.clone()
+        }
+        .is_empty();
+        if layout.current && text_only {
+            if filter.is_empty() {
+                return self.summary_games();
+            }
+            if let Some(named) = self.named_games(filter, layout)? {
+                return Ok(named.len() as u64);
+            }
+        }
+        let (clause, args) = self.filter_sql(filter, layout)?;
         let sql = format!("SELECT count(*) FROM game g{clause}");
         self.conn
             .query_row(&sql, rusqlite::params_from_iter(args.iter()), |r| {

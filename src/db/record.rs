@@ -8,6 +8,8 @@ use crate::replay::Replay;
 use crate::rules::{Game, Move, MoveKind, Position, Status, Termination, Variant};
 
 use super::codec::{self, ContentHasher, GameResult};
+use super::summary::Facts;
+use super::tree::{GameTree, game_tree};
 
 /// A valid game ready to store.
 #[derive(Debug, Clone)]
@@ -200,6 +202,8 @@ pub(crate) struct Derived {
     pub special: SpecialMoves,
     /// The hash of every position: before each ply, and the final one.
     pub hashes: Vec<u64>,
+    /// What the opening tree takes from the game.
+    pub tree: GameTree,
     pub tags: Vec<(String, String)>,
     pub pgn: String,
 }
@@ -250,10 +254,11 @@ fn check(
 }
 
 /// Replays a record and derives everything stored about it. `standard` is the variant's start
-/// position and its position string, if the caller has them at hand.
+/// position, its position string and its check key (see `tree::check_key`), if the caller has
+/// them at hand.
 pub(crate) fn derive(
     record: GameRecord,
-    standard: Option<&(Position, String)>,
+    standard: Option<&(Position, String, u64)>,
 ) -> Result<Derived, RecordError> {
     let GameRecord {
         variant,
@@ -271,7 +276,7 @@ pub(crate) fn derive(
     let result = GameResult::parse(&result).ok_or(RecordError::BadResult(result))?;
     let plies = u16::try_from(moves.len()).map_err(|_| RecordError::TooLong(moves.len()))?;
     let (standard_start, start_fen) = match standard {
-        Some((p, fen)) if p.variant().id() == variant.id() => {
+        Some((p, fen, _)) if p.variant().id() == variant.id() => {
             let standard = start == *p;
             // Equal positions may differ in their move counters, which the string holds.
             let same_text = standard
@@ -294,7 +299,7 @@ pub(crate) fn derive(
         Some(r) if r.hashes.len() == moves.len() + 1 && r.hashes.first() == Some(&start_hash) => {
             (r.hashes, r.status)
         }
-        _ => play_through(start, &moves)?,
+        _ => play_through(start.clone(), &moves)?,
     };
     let pp = variant.rules().pawn_of_pawns.as_ref();
     let mut special = SpecialMoves::default();
@@ -330,6 +335,11 @@ pub(crate) fn derive(
         .filter(|&(_, &c)| c > 0)
         .map(|(k, &c)| (variant.kinds()[k].id.clone(), c))
         .collect();
+    let start_key = match standard {
+        Some((p, _, key)) if standard_start && p.variant().id() == variant.id() => Some(*key),
+        _ => None,
+    };
+    let tree = game_tree(&start, start_key, &moves, &hashes);
     let moves_blob = codec::encode_moves(&moves);
     let content = content_hash(variant.id(), &start_fen, &moves_blob);
     let roster = ROSTER.map(|name| tags.iter().position(|(k, _)| k.eq_ignore_ascii_case(name)));
@@ -351,6 +361,7 @@ pub(crate) fn derive(
         plies,
         special,
         hashes,
+        tree,
         tags,
         pgn,
     })
@@ -372,6 +383,36 @@ fn play_through(mut pos: Position, moves: &[Move]) -> Result<(Vec<u64>, Status),
 }
 
 impl Derived {
+    /// What the statistics summaries take from the game, stored as `variant`.
+    pub fn facts(&self, variant: i64) -> Facts<'_> {
+        let s = &self.special;
+        Facts {
+            variant,
+            result: self.result.as_str(),
+            end: self.end,
+            plies: u32::from(self.plies),
+            date: self.roster_values()[2],
+            special: [
+                s.swaps,
+                s.lifts,
+                s.relocations,
+                s.promotions,
+                s.arrivals,
+                s.adventitious_kings,
+                s.citadel_entries,
+            ],
+            promotions: &s.promotions_by_kind,
+            standard_start: self.standard_start,
+            moves_blob: &self.moves_blob,
+        }
+    }
+
+    /// The White, Black, Event and Site values, for the name index.
+    pub fn names(&self) -> [Option<&str>; 4] {
+        let r = self.roster_values();
+        [r[4], r[5], r[0], r[1]]
+    }
+
     /// The values of the [`ROSTER`] tags, as stored in their `game` columns.
     pub fn roster_values(&self) -> [Option<&str>; 6] {
         self.roster

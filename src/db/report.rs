@@ -13,10 +13,12 @@ use crate::rules::{Color, Position};
 use crate::variants::Registry;
 
 use super::codec::{self, MOVE_BYTES};
-use super::database::Database;
+use super::database::{Database, Layout};
 use super::error::DbError;
 use super::query::{GameFilter, Results};
 use super::record::GameEnd;
+use super::schema::OPENING_PLIES;
+use super::tally::{self, Kind, OpeningRow};
 
 /// `part` as a percentage of `whole` (0 when `whole` is 0).
 pub fn percent(part: u64, whole: u64) -> f64 {
@@ -77,15 +79,18 @@ pub enum GroupBy {
     Year,
     /// The first [`ReportQuery::opening_plies`] moves.
     Opening,
+    /// The result (`1-0`, `0-1`, `1/2-1/2`, `*`).
+    Result,
 }
 
 impl GroupBy {
-    pub const ALL: [GroupBy; 5] = [
+    pub const ALL: [GroupBy; 6] = [
         GroupBy::Variant,
         GroupBy::Player,
         GroupBy::Termination,
         GroupBy::Year,
         GroupBy::Opening,
+        GroupBy::Result,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -95,6 +100,7 @@ impl GroupBy {
             GroupBy::Termination => "termination",
             GroupBy::Year => "year",
             GroupBy::Opening => "opening",
+            GroupBy::Result => "result",
         }
     }
 
@@ -268,7 +274,7 @@ pub struct Report {
     pub openings: Vec<Group>,
     /// With a player filter or `by` player: the players, most games first.
     pub players: Vec<PlayerStats>,
-    /// With `by` variant, termination, year or opening: the groups.
+    /// With `by` variant, termination, year, result or opening: the groups.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by: Option<&'static str>,
     pub groups: Vec<Group>,
@@ -308,20 +314,401 @@ impl Acc {
     }
 }
 
+/// What a report adds up, game by game or from the summaries.
+#[derive(Default)]
+struct Totals {
+    games: u64,
+    results: Results,
+    by_length: BTreeMap<u32, u64>,
+    total_plies: u64,
+    ends: HashMap<GameEnd, u64>,
+    /// Per special move: moves, games with one.
+    special: [(u64, u64); 7],
+    groups: BTreeMap<String, Acc>,
+    /// By (variant id, line).
+    openings: Vec<((i64, Vec<u8>), Acc)>,
+    /// An opening's share is of the games that could have played it: its variant's games
+    /// from the standard start.
+    from_start: HashMap<i64, u64>,
+    /// Promotions by kind: moves, games with one; in kind order.
+    promotions: Vec<(String, u64, u64)>,
+}
+
+impl Totals {
+    /// The report: percentages, ranges of lengths, the top openings.
+    fn finish(
+        mut self,
+        q: &ReportQuery,
+        variants: &Registry,
+        names: &HashMap<i64, String>,
+        players: Vec<PlayerStats>,
+    ) -> Report {
+        let all = self.games;
+        let mut report = Report {
+            opening_plies: q.opening_plies,
+            games: all,
+            results: self.results,
+            lengths: lengths(&self.by_length, self.total_plies, all),
+            players,
+            ..Report::default()
+        };
+        report.terminations = GameEnd::ALL
+            .into_iter()
+            .map(|e| {
+                let games = self.ends.get(&e).copied().unwrap_or(0);
+                EndCount {
+                    termination: e,
+                    games,
+                    pct: percent(games, all),
+                }
+            })
+            .collect();
+        report.special = SPECIAL_COLUMNS
+            .iter()
+            .zip(self.special)
+            .map(|(&(_, name), (moves, games))| SpecialCount {
+                name: name.to_string(),
+                moves,
+                games,
+                games_pct: percent(games, all),
+            })
+            .collect();
+        report.special.extend(
+            self.promotions
+                .iter()
+                .map(|(kind, moves, games)| SpecialCount {
+                    name: format!("promotion to {kind}"),
+                    moves: *moves,
+                    games: *games,
+                    games_pct: percent(*games, all),
+                }),
+        );
+        report.by = q.by.map(GroupBy::as_str);
+        report.groups = std::mem::take(&mut self.groups)
+            .into_iter()
+            .map(|(key, acc)| acc.group(key, None, all))
+            .collect();
+        self.openings.sort_by(|a, b| {
+            b.1.results
+                .games()
+                .cmp(&a.1.results.games())
+                .then_with(|| a.0.cmp(&b.0))
+        });
+        self.openings.truncate(q.top);
+        report.openings = self
+            .openings
+            .into_iter()
+            .map(|((variant, line), acc)| {
+                let name = names.get(&variant).cloned().unwrap_or_default();
+                let key = opening_text(variants, &name, &line);
+                let from_start = self.from_start.get(&variant).copied().unwrap_or(0);
+                acc.group(key, Some(name), from_start)
+            })
+            .collect();
+        if q.by == Some(GroupBy::Opening) {
+            report.groups = report.openings.clone();
+        }
+        report
+    }
+}
+
+/// An opening offered to [`TopOpenings`]: worse than another with fewer games, or as many and
+/// a later (variant, line).
+struct Ranked {
+    key: (i64, Vec<u8>),
+    acc: Acc,
+}
+
+impl Ranked {
+    fn rank(&self) -> (std::cmp::Reverse<u64>, &(i64, Vec<u8>)) {
+        (std::cmp::Reverse(self.acc.results.games()), &self.key)
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, o: &Self) -> bool {
+        self.rank() == o.rank()
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.rank().cmp(&o.rank())
+    }
+}
+
+/// The `top` openings with the most games, kept as they are offered one by one (the worst
+/// of them on top of the heap), so that all openings need never be held or sorted.
+struct TopOpenings {
+    top: usize,
+    heap: std::collections::BinaryHeap<Ranked>,
+}
+
+impl TopOpenings {
+    fn new(top: usize) -> TopOpenings {
+        TopOpenings {
+            top,
+            heap: std::collections::BinaryHeap::with_capacity(top.min(1024) + 1),
+        }
+    }
+
+    fn offer_acc(&mut self, variant: i64, line: &[u8], acc: Acc) {
+        if self.top == 0 {
+            return;
+        }
+        if self.heap.len() >= self.top
+            && let Some(worst) = self.heap.peek()
+        {
+            let games = acc.results.games();
+            let (worst_games, worst_key) = (worst.acc.results.games(), &worst.key);
+            if games < worst_games
+                || (games == worst_games && (variant, line) >= (worst_key.0, &worst_key.1[..]))
+            {
+                return;
+            }
+        }
+        self.heap.push(Ranked {
+            key: (variant, line.to_vec()),
+            acc,
+        });
+        if self.heap.len() > self.top {
+            self.heap.pop();
+        }
+    }
+
+    fn offer(&mut self, variant: i64, r: &OpeningRow) {
+        let acc = Acc {
+            results: Results {
+                white_wins: r.white,
+                draws: r.draws,
+                black_wins: r.black,
+                unfinished: r.games.saturating_sub(r.white + r.draws + r.black),
+            },
+            plies: r.plies,
+        };
+        self.offer_acc(variant, r.line(), acc);
+    }
+
+    fn into_vec(self) -> Vec<((i64, Vec<u8>), Acc)> {
+        self.heap.into_iter().map(|r| (r.key, r.acc)).collect()
+    }
+}
+
+/// The key of a game in a report broken down by `by` (not by player or opening).
+fn group_key(
+    by: Option<GroupBy>,
+    names: &HashMap<i64, String>,
+    variant: i64,
+    end: GameEnd,
+    year: Option<String>,
+    result: &str,
+) -> Option<String> {
+    match by {
+        Some(GroupBy::Variant) => names.get(&variant).cloned(),
+        Some(GroupBy::Termination) => Some(end.as_str().to_string()),
+        Some(GroupBy::Year) => Some(match year {
+            Some(y) if y.len() == 4 && y.bytes().all(|b| b.is_ascii_digit()) => y,
+            _ => "????".to_string(),
+        }),
+        Some(GroupBy::Result) => Some(result.to_string()),
+        _ => None,
+    }
+}
+
 impl Database {
     /// Statistics over the games matching `q.filter`. `variants` names the variants whose
     /// openings are written in SAN (others are written in coordinates).
     pub fn report(&self, q: &ReportQuery, variants: &Registry) -> Result<Report, DbError> {
-        let names: HashMap<i64, String> = self
-            .conn
-            .prepare_cached("SELECT id, name FROM variant")
-            .and_then(|mut s| {
-                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<Result<_, _>>()
-            })
-            .map_err(|e| self.err(e))?;
+        self.read(|layout| {
+            let names: HashMap<i64, String> = self
+                .conn
+                .prepare_cached("SELECT id, name FROM variant")
+                .and_then(|mut s| {
+                    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect::<Result<_, _>>()
+                })
+                .map_err(|e| self.err(e))?;
+            let totals = match self.summarized(q, layout, &names)? {
+                Some(t) => t,
+                None => return self.scan_report(q, variants, layout, &names),
+            };
+            Ok(totals.finish(q, variants, &names, Vec::new()))
+        })
+    }
+
+    /// The totals of a report from the summaries, when they can answer it: the derived
+    /// tables are current, the games are all games or those of a variant, the report is not
+    /// by player, and its openings are no longer than the summaries keep.
+    fn summarized(
+        &self,
+        q: &ReportQuery,
+        layout: Layout,
+        names: &HashMap<i64, String>,
+    ) -> Result<Option<Totals>, DbError> {
         let openings_wanted = q.top > 0 && q.opening_plies > 0;
-        let (clause, mut args) = Self::filter_sql(&q.filter);
+        let only_variant = GameFilter {
+            variant: None,
+            ..q.filter.clone()
+        }
+        .is_empty();
+        if !layout.current
+            || !only_variant
+            || q.by == Some(GroupBy::Player)
+            || (openings_wanted && q.opening_plies > OPENING_PLIES)
+        {
+            return Ok(None);
+        }
+        let variant: Option<i64> = match &q.filter.variant {
+            None => None,
+            Some(name) => match names.iter().find(|(_, n)| *n == name) {
+                Some((&id, _)) => Some(id),
+                // No game of that variant: nothing to count.
+                None => return Ok(Some(Totals::default())),
+            },
+        };
+        let sql_err = |e| self.err(e);
+        let keep = |v: i64| variant.is_none_or(|w| w == v);
+        let mut t = Totals::default();
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT variant, year, result, termination, games, plies, swaps, lifts,
+                     relocations, promotions, arrivals, adventitious_kings, citadel_entries,
+                     with_swaps, with_lifts, with_relocations, with_promotions, with_arrivals,
+                     with_adventitious_kings, with_citadel_entries
+                 FROM summary",
+            )
+            .map_err(sql_err)?;
+        let mut rows = stmt.query([]).map_err(sql_err)?;
+        while let Some(r) = rows.next().map_err(sql_err)? {
+            let read = || -> rusqlite::Result<_> {
+                let mut special = [(0u64, 0u64); 7];
+                for (i, s) in special.iter_mut().enumerate() {
+                    *s = (count(r, 6 + i)?, count(r, 13 + i)?);
+                }
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    count(r, 4)?,
+                    count(r, 5)?,
+                    special,
+                ))
+            };
+            let (v, year, result, end, games, plies, special) = read().map_err(sql_err)?;
+            if !keep(v) {
+                continue;
+            }
+            let end = GameEnd::parse(&end).unwrap_or(GameEnd::Other);
+            t.games += games;
+            t.results.add_result(&result, games);
+            t.total_plies += plies;
+            *t.ends.entry(end).or_default() += games;
+            for (acc, s) in t.special.iter_mut().zip(special) {
+                acc.0 += s.0;
+                acc.1 += s.1;
+            }
+            if let Some(key) = group_key(q.by, names, v, end, Some(year), &result) {
+                let g = t.groups.entry(key).or_default();
+                g.results.add_result(&result, games);
+                g.plies += plies;
+            }
+        }
+        drop(rows);
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT variant, plies, games FROM summary_length")
+            .map_err(sql_err)?;
+        let mut rows = stmt.query([]).map_err(sql_err)?;
+        while let Some(r) = rows.next().map_err(sql_err)? {
+            let v: i64 = r.get(0).map_err(sql_err)?;
+            if keep(v) {
+                let plies: u32 = r.get(1).map_err(sql_err)?;
+                *t.by_length.entry(plies).or_default() += count(r, 2).map_err(sql_err)?;
+            }
+        }
+        drop(rows);
+        let mut promotions: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT variant, kind, moves, games FROM summary_promotion")
+            .map_err(sql_err)?;
+        let mut rows = stmt.query([]).map_err(sql_err)?;
+        while let Some(r) = rows.next().map_err(sql_err)? {
+            let v: i64 = r.get(0).map_err(sql_err)?;
+            if keep(v) {
+                let p = promotions.entry(r.get(1).map_err(sql_err)?).or_default();
+                p.0 += count(r, 2).map_err(sql_err)?;
+                p.1 += count(r, 3).map_err(sql_err)?;
+            }
+        }
+        drop(rows);
+        t.promotions = promotions
+            .into_iter()
+            .map(|(k, (moves, games))| (k, moves, games))
+            .collect();
+        if openings_wanted {
+            let mut by_variant: BTreeMap<i64, Vec<Vec<u8>>> = BTreeMap::new();
+            for (v, blob) in tally::all(&self.conn, Kind::Openings).map_err(sql_err)? {
+                if keep(v) {
+                    by_variant.entry(v).or_default().push(blob);
+                }
+            }
+            let bytes = q.opening_plies.saturating_mul(MOVE_BYTES);
+            let mut top = TopOpenings::new(q.top);
+            for (v, blobs) in by_variant {
+                let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+                // Rows come in line order, so the lines cut to `bytes` come in runs.
+                let mut run: Option<OpeningRow> = None;
+                let mut games = 0;
+                tally::merge_openings_with(&blobs, |r| {
+                    games += r.games;
+                    let line = &r.line()[..r.line().len().min(bytes)];
+                    match &mut run {
+                        Some(c) if c.line() == line => c.add(r),
+                        _ => {
+                            if let Some(c) = run.take() {
+                                top.offer(v, &c);
+                            }
+                            let mut c = *r;
+                            c.truncate(bytes);
+                            run = Some(c);
+                        }
+                    }
+                })
+                .ok_or_else(|| DbError::Corrupt {
+                    path: self.path.clone(),
+                    detail: "a tally of openings does not decode".to_string(),
+                })?;
+                if let Some(c) = run {
+                    top.offer(v, &c);
+                }
+                t.from_start.insert(v, games);
+            }
+            t.openings = top.into_vec();
+        }
+        Ok(Some(t))
+    }
+
+    /// A report from the matching games themselves, in one pass over their rows.
+    fn scan_report(
+        &self,
+        q: &ReportQuery,
+        variants: &Registry,
+        layout: Layout,
+        names: &HashMap<i64, String>,
+    ) -> Result<Report, DbError> {
+        let openings_wanted = q.top > 0 && q.opening_plies > 0;
+        let (clause, mut args) = self.filter_sql(&q.filter, layout)?;
         // One pass over the games, without sorting in SQL: the rows are summed here.
         let mut sql = format!(
             "SELECT g.variant, g.result, g.termination, g.plies, substr(g.date, 1, 4),
@@ -340,20 +727,8 @@ impl Database {
         sql.push_str(&format!(", g.white, g.black FROM game g{clause}"));
         let players_wanted = q.by == Some(GroupBy::Player) || q.filter.player.is_some();
         let mut players = Players::new(q);
-
-        let mut report = Report {
-            opening_plies: q.opening_plies,
-            ..Report::default()
-        };
-        let mut by_length: BTreeMap<u32, u64> = BTreeMap::new();
-        let mut ends: HashMap<GameEnd, u64> = HashMap::new();
-        let mut special = [(0u64, 0u64); 7];
-        let mut groups: BTreeMap<String, Acc> = BTreeMap::new();
+        let mut t = Totals::default();
         let mut openings: HashMap<(i64, Vec<u8>), Acc> = HashMap::new();
-        // An opening's share is of the games that could have played it: its variant's games
-        // from the standard start.
-        let mut from_start: HashMap<i64, u64> = HashMap::new();
-        let mut total_plies = 0u64;
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let mut rows = stmt
             .query(rusqlite::params_from_iter(args.iter()))
@@ -372,28 +747,19 @@ impl Database {
             };
             let (variant, result, end, plies, year, standard, line) =
                 read().map_err(|e| self.err(e))?;
-            report.games += 1;
-            report.results.add_result(result, 1);
-            *by_length.entry(plies).or_default() += 1;
-            total_plies += u64::from(plies);
+            t.games += 1;
+            t.results.add_result(result, 1);
+            *t.by_length.entry(plies).or_default() += 1;
+            t.total_plies += u64::from(plies);
             let end = GameEnd::parse(end).unwrap_or(GameEnd::Other);
-            *ends.entry(end).or_default() += 1;
-            for (i, acc) in special.iter_mut().enumerate() {
+            *t.ends.entry(end).or_default() += 1;
+            for (i, acc) in t.special.iter_mut().enumerate() {
                 let n = count(r, 7 + i).map_err(|e| self.err(e))?;
                 acc.0 += n;
                 acc.1 += u64::from(n > 0);
             }
-            let key = match q.by {
-                Some(GroupBy::Variant) => names.get(&variant).cloned(),
-                Some(GroupBy::Termination) => Some(end.as_str().to_string()),
-                Some(GroupBy::Year) => Some(match year {
-                    Some(y) if y.len() == 4 && y.bytes().all(|b| b.is_ascii_digit()) => y,
-                    _ => "????".to_string(),
-                }),
-                _ => None,
-            };
-            if let Some(key) = key {
-                let g = groups.entry(key).or_default();
+            if let Some(key) = group_key(q.by, names, variant, end, year, result) {
+                let g = t.groups.entry(key).or_default();
                 g.results.add_result(result, 1);
                 g.plies += u64::from(plies);
             }
@@ -407,7 +773,7 @@ impl Database {
                 }
             }
             if openings_wanted && standard {
-                *from_start.entry(variant).or_default() += 1;
+                *t.from_start.entry(variant).or_default() += 1;
                 let g = match openings.get_mut(&(variant, line.to_vec())) {
                     Some(g) => g,
                     None => openings.entry((variant, line.to_vec())).or_default(),
@@ -417,67 +783,21 @@ impl Database {
             }
         }
         drop(rows);
-        let all = report.games;
-        report.lengths = lengths(&by_length, total_plies, all);
-        report.terminations = GameEnd::ALL
-            .into_iter()
-            .map(|e| {
-                let games = ends.get(&e).copied().unwrap_or(0);
-                EndCount {
-                    termination: e,
-                    games,
-                    pct: percent(games, all),
-                }
-            })
-            .collect();
-        report.special = SPECIAL_COLUMNS
-            .iter()
-            .zip(special)
-            .map(|(&(_, name), (moves, games))| SpecialCount {
-                name: name.to_string(),
-                moves,
-                games,
-                games_pct: percent(games, all),
-            })
-            .collect();
-        report
-            .special
-            .extend(self.promotions_by_kind(&q.filter, all)?);
-        report.by = q.by.map(GroupBy::as_str);
-        report.groups = groups
-            .into_iter()
-            .map(|(key, acc)| acc.group(key, None, all))
-            .collect();
-        let mut openings: Vec<((i64, Vec<u8>), Acc)> = openings.into_iter().collect();
-        openings.sort_by(|a, b| {
-            b.1.results
-                .games()
-                .cmp(&a.1.results.games())
-                .then_with(|| a.0.cmp(&b.0))
-        });
-        openings.truncate(q.top);
-        report.openings = openings
-            .into_iter()
-            .map(|((variant, line), acc)| {
-                let name = names.get(&variant).cloned().unwrap_or_default();
-                let key = opening_text(variants, &name, &line);
-                let from_start = from_start.get(&variant).copied().unwrap_or(0);
-                acc.group(key, Some(name), from_start)
-            })
-            .collect();
-        if q.by == Some(GroupBy::Opening) {
-            report.groups = report.openings.clone();
+        let mut top = TopOpenings::new(q.top);
+        for ((v, line), acc) in openings {
+            top.offer_acc(v, &line, acc);
         }
-        report.players = players.finish(q);
-        Ok(report)
+        t.openings = top.into_vec();
+        t.promotions = self.promotions_by_kind(&q.filter, layout)?;
+        Ok(t.finish(q, variants, names, players.finish(q)))
     }
 
     fn promotions_by_kind(
         &self,
         filter: &GameFilter,
-        all: u64,
-    ) -> Result<Vec<SpecialCount>, DbError> {
-        let (clause, args) = Self::filter_sql(filter);
+        layout: Layout,
+    ) -> Result<Vec<(String, u64, u64)>, DbError> {
+        let (clause, args) = self.filter_sql(filter, layout)?;
         let sql = format!(
             "SELECT p.kind, sum(p.count), count(DISTINCT p.game) FROM promotion p
              JOIN game g ON g.id = p.game JOIN variant v ON v.id = g.variant{clause}
@@ -485,13 +805,7 @@ impl Database {
         );
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         stmt.query_map(rusqlite::params_from_iter(args.iter()), |r| {
-            let games = count(r, 2)?;
-            Ok(SpecialCount {
-                name: format!("promotion to {}", r.get::<_, String>(0)?),
-                moves: count(r, 1)?,
-                games,
-                games_pct: percent(games, all),
-            })
+            Ok((r.get::<_, String>(0)?, count(r, 1)?, count(r, 2)?))
         })
         .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
         .map_err(|e| self.err(e))

@@ -23,6 +23,31 @@ pub fn bucket(hash: u64) -> i64 {
     (hash >> (64 - BUCKET_BITS)) as i64
 }
 
+/// The opening tree (`tree` table) keys a position by the top bits of its hash: `1 <<
+/// TREE_BUCKET_BITS` buckets per variant, fewer than the position index's since a batch has
+/// far fewer tree rows than index entries. Part of the schema.
+pub const TREE_BUCKET_BITS: u32 = 10;
+
+/// The tree bucket of a hash.
+#[inline]
+pub fn tree_bucket(hash: u64) -> i64 {
+    (hash >> (64 - TREE_BUCKET_BITS)) as i64
+}
+
+/// The opening tree aggregates the positions that games first reach before this ply (the
+/// start is ply 0); the explorer finds later first visits in the position index. Part of the
+/// schema: it decides which index entries are kept with the tree and which in `posting`.
+pub const TREE_PLIES: u16 = 16;
+
+/// Example games kept per opening tree row (the lowest ids). The explorer answers from the
+/// tree when asked for at most this many examples per move (more are found in the position
+/// index); 12 covers the browser explorer's list of a position's 12 lowest-numbered games.
+/// Part of the schema (the row layout holds this many at most).
+pub const TREE_EXAMPLES: usize = 12;
+
+/// The summary of openings (for statistics) keeps each game's first this many plies.
+pub const OPENING_PLIES: usize = 4;
+
 /// One step of a migration.
 pub(crate) enum Step {
     /// SQL statements.
@@ -39,15 +64,23 @@ pub(crate) const MIGRATIONS: &[&[Step]] = &[
         Step::Run(fill_record_keys),
         Step::Sql(V2_INDEX),
     ],
+    &[Step::Sql(V3)],
 ];
 
 /// The version this code writes.
 pub const VERSION: u32 = MIGRATIONS.len() as u32;
 
 /// The oldest version this code's queries can read as it is: a read-only open accepts a file
-/// from this version on without migrating it (the versions since only add what importing
-/// needs). Raised by a migration that changes what queries read.
+/// from this version on without migrating it (version 2 adds what importing needs; version 3
+/// adds derived tables, which queries do without until they are built: see
+/// [`DERIVED_CURRENT`]). Raised by a migration that changes what queries read.
 pub const READABLE_FROM: u32 = 1;
+
+/// The value of the `meta` row `derived` when the derived tables (the opening tree, the
+/// summaries, the name index and the split of the position index between `tree` and
+/// `posting`) cover every stored game; anything else (`stale`), or a file without a `meta`
+/// table, and queries answer from the games and the whole position index.
+pub const DERIVED_CURRENT: &str = "current";
 
 const V1: &str = "
 CREATE TABLE variant (
@@ -122,6 +155,99 @@ DROP INDEX game_content;
 
 const V2_INDEX: &str = "
 CREATE INDEX game_key ON game(content, record);
+";
+
+/// Version 3: tables derived from the games, so that the explorer, statistics and searches by
+/// name need not read every game. A database that holds games gets them by `kabir index
+/// rebuild` (`Database::rebuild`): until then `meta.derived` says `stale` and queries take the
+/// slower paths that need none of them. The position index keeps its layout; entries of the
+/// positions the tree covers are kept in `tree` from this version on.
+///
+/// `tally_part` keeps its blobs in a rowid table and its key in a separate index: in a table
+/// `WITHOUT ROWID` the key's B-tree holds the blobs, and a search that compares its key with
+/// a row whose blob overflows the page reads that whole blob (a search by event read 2,159
+/// pages of 64 KiB, 64 distinct ones, on 100,000 games).
+const V3: &str = "
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+INSERT INTO meta (key, value)
+    VALUES ('derived', CASE WHEN EXISTS (SELECT 1 FROM game) THEN 'stale' ELSE 'current' END),
+           ('generation', '0');
+
+ALTER TABLE segment ADD COLUMN first_game INTEGER;
+ALTER TABLE segment ADD COLUMN last_game INTEGER;
+
+CREATE TABLE tree (
+    variant INTEGER NOT NULL,
+    bucket  INTEGER NOT NULL,
+    segment INTEGER NOT NULL REFERENCES segment(id),
+    rows    BLOB NOT NULL,
+    entries BLOB NOT NULL,
+    PRIMARY KEY (variant, bucket, segment)
+);
+
+CREATE TABLE name (
+    id   INTEGER PRIMARY KEY,
+    text TEXT NOT NULL UNIQUE
+);
+CREATE VIRTUAL TABLE name_trigram USING fts5(
+    text, content = 'name', content_rowid = 'id', tokenize = 'trigram'
+);
+
+CREATE TABLE tally (
+    id    INTEGER PRIMARY KEY,
+    kind  INTEGER NOT NULL,
+    level INTEGER NOT NULL,
+    games INTEGER NOT NULL
+);
+CREATE INDEX tally_level ON tally(kind, level);
+CREATE TABLE tally_part (
+    tally INTEGER NOT NULL REFERENCES tally(id),
+    part  INTEGER NOT NULL,
+    rows  BLOB NOT NULL,
+    PRIMARY KEY (tally, part)
+);
+
+CREATE TABLE summary (
+    variant            INTEGER NOT NULL,
+    year               TEXT NOT NULL,
+    result             TEXT NOT NULL,
+    termination        TEXT NOT NULL,
+    games              INTEGER NOT NULL,
+    plies              INTEGER NOT NULL,
+    swaps              INTEGER NOT NULL,
+    lifts              INTEGER NOT NULL,
+    relocations        INTEGER NOT NULL,
+    promotions         INTEGER NOT NULL,
+    arrivals           INTEGER NOT NULL,
+    adventitious_kings INTEGER NOT NULL,
+    citadel_entries    INTEGER NOT NULL,
+    with_swaps         INTEGER NOT NULL,
+    with_lifts         INTEGER NOT NULL,
+    with_relocations   INTEGER NOT NULL,
+    with_promotions    INTEGER NOT NULL,
+    with_arrivals      INTEGER NOT NULL,
+    with_adventitious_kings INTEGER NOT NULL,
+    with_citadel_entries    INTEGER NOT NULL,
+    PRIMARY KEY (variant, year, result, termination)
+) WITHOUT ROWID;
+
+CREATE TABLE summary_length (
+    variant INTEGER NOT NULL,
+    plies   INTEGER NOT NULL,
+    games   INTEGER NOT NULL,
+    PRIMARY KEY (variant, plies)
+) WITHOUT ROWID;
+
+CREATE TABLE summary_promotion (
+    variant INTEGER NOT NULL,
+    kind    TEXT NOT NULL,
+    moves   INTEGER NOT NULL,
+    games   INTEGER NOT NULL,
+    PRIMARY KEY (variant, kind)
+) WITHOUT ROWID;
 ";
 
 /// Games whose record keys are computed per statement of the migration to version 2: bounds

@@ -5,9 +5,11 @@ use std::collections::HashMap;
 
 use crate::rules::Position;
 
-use super::database::Database;
+use super::database::{Database, Layout};
 use super::error::DbError;
-use super::query::{GameFilter, GameId, GameSummary};
+use super::import::find_variant;
+use super::index;
+use super::query::{GameFilter, GameId, GameSummary, PositionHit};
 
 /// The order of a game list. Ties are broken by game id.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -112,8 +114,41 @@ impl Database {
     /// Runs a search: the games matching the filter (and reaching the position, if one is
     /// given), in the query's order, the page asked for, and the total number of matches.
     pub fn search(&self, q: &GameQuery) -> Result<SearchPage, DbError> {
+        self.read(|layout| self.search_in(q, layout))
+    }
+
+    fn search_in(&self, q: &GameQuery, layout: Layout) -> Result<SearchPage, DbError> {
         let limit = q.limit.unwrap_or(usize::MAX);
         let Some(pos) = &q.position else {
+            let text_only = GameFilter {
+                player: None,
+                color: None,
+                event: None,
+                site: None,
+                ..q.filter.clone()
+            }
+            .is_empty();
+            if text_only
+                && q.sort == SortKey::Id
+                && let Some(mut ids) = self.named_games(&q.filter, layout)?
+            {
+                // The name index gave every game: only the page's rows are read.
+                if q.descending {
+                    ids.reverse();
+                }
+                let total = ids.len() as u64;
+                let page: Vec<GameId> = ids.into_iter().skip(q.offset).take(limit).collect();
+                let filter = GameFilter {
+                    games: Some(page),
+                    ..GameFilter::default()
+                };
+                let games = self
+                    .list_games(&filter, q.sort.order_by(q.descending), usize::MAX, 0)?
+                    .into_iter()
+                    .map(|game| SearchHit { game, ply: None })
+                    .collect();
+                return Ok(SearchPage { total, games });
+            }
             let total = self.count_games(&q.filter)?;
             let games = self
                 .list_games(&q.filter, q.sort.order_by(q.descending), limit, q.offset)?
@@ -122,6 +157,38 @@ impl Database {
                 .collect();
             return Ok(SearchPage { total, games });
         };
+        // The position's variant is implied by the position.
+        let same_variant = q.filter.variant.as_deref() == Some(pos.variant().id());
+        let unfiltered = GameFilter {
+            games: None,
+            variant: if same_variant {
+                None
+            } else {
+                q.filter.variant.clone()
+            },
+            ..q.filter.clone()
+        }
+        .is_empty();
+        if unfiltered && q.sort == SortKey::Id && q.filter.games.is_none() && layout.current {
+            // The total from the opening tree, the page from the index segments that hold
+            // its games: the games of a position reached by many are never all read.
+            if let Some((total, hits)) = self.position_page(pos, q.descending, q.offset, limit)? {
+                let plies: HashMap<GameId, u32> = hits.iter().map(|h| (h.game, h.ply)).collect();
+                let filter = GameFilter {
+                    games: Some(hits.iter().map(|h| h.game).collect()),
+                    ..GameFilter::default()
+                };
+                let games = self
+                    .list_games(&filter, q.sort.order_by(q.descending), usize::MAX, 0)?
+                    .into_iter()
+                    .map(|game| SearchHit {
+                        ply: plies.get(&game.id).copied(),
+                        game,
+                    })
+                    .collect();
+                return Ok(SearchPage { total, games });
+            }
+        }
         let mut hits = self.search_position(pos)?;
         if let Some(only) = &q.filter.games {
             let only: std::collections::HashSet<GameId> = only.iter().copied().collect();
@@ -137,18 +204,6 @@ impl Database {
                 })
                 .collect()
         };
-        // The position's variant is implied by the position.
-        let same_variant = q.filter.variant.as_deref() == Some(pos.variant().id());
-        let unfiltered = GameFilter {
-            games: None,
-            variant: if same_variant {
-                None
-            } else {
-                q.filter.variant.clone()
-            },
-            ..q.filter.clone()
-        }
-        .is_empty();
         if unfiltered && q.sort == SortKey::Id {
             // The index answered everything but the page's tags: read only those rows.
             let mut ids: Vec<GameId> = hits.iter().map(|h| h.game).collect();
@@ -176,6 +231,74 @@ impl Database {
             total,
             games: with_ply(games),
         })
+    }
+
+    /// The games of a page of a position's games in id order (`offset` skipped, at most
+    /// `limit`), with the total: the total from the opening tree, the page from the index
+    /// segments in the order of their games, stopping once the page is known. `None` when a
+    /// segment's range of games is unknown (segments written before version 3).
+    fn position_page(
+        &self,
+        pos: &Position,
+        descending: bool,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Option<(u64, Vec<PositionHit>)>, DbError> {
+        let Some(variant) = find_variant(self, pos.variant().id())? else {
+            return Ok(Some((0, Vec::new())));
+        };
+        let mut ranges: Vec<(i64, (u32, u32))> = Vec::new();
+        for s in index::segments(&self.conn, variant).map_err(|e| self.err(e))? {
+            match s.games {
+                Some(r) => ranges.push((s.id, r)),
+                None => return Ok(None),
+            }
+        }
+        let total = self.count_position(pos)?;
+        if descending {
+            ranges.sort_by_key(|s| std::cmp::Reverse(s.1.1));
+        } else {
+            ranges.sort_by_key(|s| s.1.0);
+        }
+        let want = offset.saturating_add(limit);
+        let hash = pos.hash();
+        let mut hits: Vec<PositionHit> = Vec::new();
+        for (i, &(segment, _)) in ranges.iter().enumerate() {
+            let candidates = index::lookup_segment(&self.conn, variant, segment, hash)
+                .map_err(|e| self.err(e))?;
+            hits.extend(
+                self.verified(pos, &candidates)?
+                    .iter()
+                    .map(|p| PositionHit {
+                        game: p.game,
+                        ply: u32::from(p.ply),
+                    }),
+            );
+            // Games before the next segment's range (after it, in descending order) can no
+            // longer be passed by another.
+            let settled = match ranges.get(i + 1) {
+                None => hits.len(),
+                Some(&(_, (first, last))) => hits
+                    .iter()
+                    .filter(|h| {
+                        if descending {
+                            h.game > last
+                        } else {
+                            h.game < first
+                        }
+                    })
+                    .count(),
+            };
+            if settled >= want {
+                break;
+            }
+        }
+        hits.sort_unstable();
+        if descending {
+            hits.reverse();
+        }
+        let page = hits.into_iter().skip(offset).take(limit).collect();
+        Ok(Some((total, page)))
     }
 
     /// The variants that have games in the database, by id.

@@ -1,0 +1,465 @@
+//! Rebuilding everything derived from the stored games (the position index, the opening tree,
+//! the statistics summaries and the name index), and a digest of it that does not depend on
+//! how it was split into segments and tallies.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::{Transaction, params};
+
+use crate::rules::Position;
+use crate::variants::Registry;
+
+use super::codec::{self, ContentHasher, Posting, posting_count};
+use super::database::Database;
+use super::error::DbError;
+use super::import::{prepare, write_index};
+use super::index;
+use super::name_index::{BatchNames, NameCache};
+use super::record::{GameEnd, GameRecord, ROSTER};
+use super::schema::DERIVED_CURRENT;
+use super::summary::{BatchSummary, Facts};
+use super::tally::{self, Kind};
+use super::tree::{Rows, TreeRow, merge_rows};
+
+/// Games rebuilt per step (as a batch of an import).
+const REBUILD_BATCH: i64 = 5_000;
+
+/// What a rebuild did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rebuilt {
+    /// Games whose derived data was computed.
+    pub games: u64,
+    /// Index entries written (one per position of each game).
+    pub positions: u64,
+    /// Whether the derived data was current before (`false` for a file migrated from an
+    /// earlier version, or after an interrupted rebuild).
+    pub was_current: bool,
+    /// With `was_current`: whether the rebuilt data is the same as it was (the digests agree).
+    pub unchanged: Option<bool>,
+}
+
+/// A stored game as the rebuild reads it.
+struct StoredRow {
+    id: u32,
+    variant: i64,
+    variant_name: String,
+    start_fen: String,
+    moves: Vec<u8>,
+    result: String,
+    end: String,
+    plies: u32,
+    /// Event, Site, Date, Round, White, Black.
+    roster: [Option<String>; 6],
+    special: [u64; 7],
+}
+
+impl Database {
+    /// Computes everything derived from the stored games again (the position index, the
+    /// opening tree, the statistics summaries and the name index) and marks it current, in
+    /// one transaction: a crash leaves the file as it was. `variants` must know every stored
+    /// game's variant (the built-ins, and the definition files of others). `progress` is told
+    /// the games done and the total as it goes.
+    pub fn rebuild(
+        &mut self,
+        variants: &Registry,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<Rebuilt, DbError> {
+        if self.read_only {
+            return Err(DbError::OpenedReadOnly);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| DbError::from_sqlite(&self.path, e, self.busy_ms, 0))?;
+        let db = DbRef {
+            path: &self.path,
+            busy_ms: self.busy_ms,
+        };
+        let out = rebuild_in(&tx, db, variants, &mut progress)?;
+        tx.commit().map_err(|e| db.err(e))?;
+        Ok(out)
+    }
+
+    /// A digest of the derived data's content: the same for the same games, however the data
+    /// is split into segments and tallies (and whatever the names' ids). `None` for a file
+    /// older than version 3.
+    pub fn derived_digest(&self) -> Result<Option<u64>, DbError> {
+        self.read(|layout| {
+            if !layout.tree {
+                return Ok(None);
+            }
+            digest(&self.conn).map(Some).map_err(|e| self.err(e))
+        })
+    }
+}
+
+/// What errors need of the database while its connection is borrowed by a transaction.
+#[derive(Clone, Copy)]
+struct DbRef<'a> {
+    path: &'a std::path::Path,
+    busy_ms: u64,
+}
+
+impl DbRef<'_> {
+    fn err(&self, e: rusqlite::Error) -> DbError {
+        DbError::from_sqlite(self.path, e, self.busy_ms, 0)
+    }
+
+    fn corrupt(&self, detail: String) -> DbError {
+        DbError::Corrupt {
+            path: self.path.to_path_buf(),
+            detail,
+        }
+    }
+}
+
+fn rebuild_in(
+    tx: &Transaction<'_>,
+    db: DbRef<'_>,
+    variants: &Registry,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Rebuilt, DbError> {
+    let sql = |e| db.err(e);
+    let was_current = tx
+        .query_row("SELECT value FROM meta WHERE key = 'derived'", [], |r| {
+            r.get::<_, String>(0)
+        })
+        .map(|v| v == DERIVED_CURRENT)
+        .unwrap_or(false);
+    // Every stored variant must be known before anything changes.
+    let stored: Vec<(i64, String)> = tx
+        .prepare("SELECT id, name FROM variant WHERE id IN (SELECT DISTINCT variant FROM game)")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(sql)?;
+    let mut known = HashMap::new();
+    for (id, name) in &stored {
+        let v = variants
+            .find(name)
+            .filter(|v| v.id() == name)
+            .ok_or_else(|| DbError::UnknownVariant {
+                path: db.path.to_path_buf(),
+                variant: name.clone(),
+            })?;
+        known.insert(*id, v.clone());
+    }
+    let before = if was_current {
+        Some(digest(tx).map_err(sql)?)
+    } else {
+        None
+    };
+    tx.execute_batch(
+        "DELETE FROM posting; DELETE FROM tree; DELETE FROM segment;
+         DELETE FROM tally_part; DELETE FROM tally;
+         DELETE FROM summary; DELETE FROM summary_length; DELETE FROM summary_promotion;
+         DELETE FROM name; INSERT INTO name_trigram (name_trigram) VALUES ('delete-all');
+         UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation';",
+    )
+    .map_err(sql)?;
+    let total: u64 = tx
+        .query_row("SELECT count(*) FROM game", [], |r| r.get::<_, i64>(0))
+        .map_err(sql)?
+        .max(0) as u64;
+    let mut names = NameCache::default();
+    let (mut games, mut positions) = (0u64, 0u64);
+    let mut after = 0i64;
+    loop {
+        let rows = read_games(tx, after).map_err(sql)?;
+        let Some(last) = rows.last() else { break };
+        after = i64::from(last.id);
+        let promotions = read_promotions(tx, &rows).map_err(sql)?;
+        let mut records = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let Some(variant) = known.get(&r.variant) else {
+                return Err(db.corrupt(format!("game {}: variant {}", r.id, r.variant_name)));
+            };
+            let start = Position::from_fen(variant, &r.start_fen)
+                .map_err(|_| db.corrupt(format!("game {}: bad start position", r.id)))?;
+            let moves = codec::decode_moves(&r.moves)
+                .ok_or_else(|| db.corrupt(format!("game {}: bad moves", r.id)))?;
+            let tags = ROSTER
+                .iter()
+                .zip(&r.roster)
+                .filter_map(|(name, v)| v.as_ref().map(|v| (name.to_string(), v.clone())))
+                .collect();
+            records.push(GameRecord {
+                variant: variant.clone(),
+                start,
+                moves,
+                tags,
+                result: r.result.clone(),
+                pgn: String::new(),
+                replayed: None,
+            });
+        }
+        let prepared = prepare(records);
+        let ids: Vec<Option<u32>> = rows.iter().map(|r| Some(r.id)).collect();
+        if let Some((i, e)) = prepared.first_error() {
+            return Err(db.corrupt(format!("game {}: {e}", rows[i].id)));
+        }
+        let variant_ids: Vec<i64> = prepared
+            .variant_names()
+            .map(|name| {
+                stored
+                    .iter()
+                    .find(|(_, n)| n == name)
+                    .map(|(id, _)| *id)
+                    .unwrap_or(0)
+            })
+            .collect();
+        let (n, grown) = write_index(tx, &prepared, &ids, &variant_ids).map_err(sql)?;
+        positions += n;
+        let mut summary = BatchSummary::default();
+        let mut batch_names = BatchNames::default();
+        let no_promotions = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            let Some(d) = prepared.derived(i) else {
+                continue;
+            };
+            summary.add(&Facts {
+                variant: r.variant,
+                result: &r.result,
+                end: GameEnd::parse(&r.end).unwrap_or(GameEnd::Other),
+                plies: r.plies,
+                date: r.roster[2].as_deref(),
+                special: r.special,
+                promotions: promotions.get(&r.id).unwrap_or(&no_promotions),
+                standard_start: d.standard_start,
+                moves_blob: &d.moves_blob,
+            });
+            batch_names.add(
+                r.id,
+                [
+                    r.roster[4].as_deref(),
+                    r.roster[5].as_deref(),
+                    r.roster[0].as_deref(),
+                    r.roster[1].as_deref(),
+                ],
+            );
+        }
+        summary.write(tx).map_err(sql)?;
+        batch_names.write(tx, &mut names).map_err(sql)?;
+        for v in grown {
+            while index::merge_step(tx, v).map_err(sql)? {}
+        }
+        for kind in [Kind::Names, Kind::Openings] {
+            while tally::merge_step(tx, kind).map_err(sql)? {}
+        }
+        games += rows.len() as u64;
+        progress(games, total);
+    }
+    tx.execute(
+        "UPDATE meta SET value = ?1 WHERE key = 'derived'",
+        params![DERIVED_CURRENT],
+    )
+    .map_err(sql)?;
+    let unchanged = match before {
+        Some(b) => Some(digest(tx).map_err(sql)? == b),
+        None => None,
+    };
+    Ok(Rebuilt {
+        games,
+        positions,
+        was_current,
+        unchanged,
+    })
+}
+
+/// The next games after id `after`, in id order.
+fn read_games(tx: &Transaction<'_>, after: i64) -> rusqlite::Result<Vec<StoredRow>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT g.id, g.variant, v.name, g.start_fen, g.moves, g.result, g.termination, g.plies,
+             g.event, g.site, g.date, g.round, g.white, g.black, g.swaps, g.lifts,
+             g.relocations, g.promotions, g.arrivals, g.adventitious_kings, g.citadel_entries
+         FROM game g JOIN variant v ON v.id = g.variant
+         WHERE g.id > ?1 ORDER BY g.id LIMIT ?2",
+    )?;
+    stmt.query_map(params![after, REBUILD_BATCH], |r| {
+        let mut special = [0u64; 7];
+        for (i, s) in special.iter_mut().enumerate() {
+            *s = r.get::<_, i64>(14 + i)?.max(0) as u64;
+        }
+        Ok(StoredRow {
+            id: r.get(0)?,
+            variant: r.get(1)?,
+            variant_name: r.get(2)?,
+            start_fen: r.get(3)?,
+            moves: r.get(4)?,
+            result: r.get(5)?,
+            end: r.get(6)?,
+            plies: r.get(7)?,
+            roster: [
+                r.get(8)?,
+                r.get(9)?,
+                r.get(10)?,
+                r.get(11)?,
+                r.get(12)?,
+                r.get(13)?,
+            ],
+            special,
+        })
+    })?
+    .collect()
+}
+
+/// The promotions by kind of the games `rows`.
+fn read_promotions(
+    tx: &Transaction<'_>,
+    rows: &[StoredRow],
+) -> rusqlite::Result<HashMap<u32, Vec<(String, u64)>>> {
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return Ok(HashMap::new());
+    };
+    let mut out: HashMap<u32, Vec<(String, u64)>> = HashMap::new();
+    let mut stmt = tx.prepare_cached(
+        "SELECT game, kind, count FROM promotion WHERE game BETWEEN ?1 AND ?2 ORDER BY game, kind",
+    )?;
+    let mut found = stmt.query(params![first.id, last.id])?;
+    while let Some(r) = found.next()? {
+        out.entry(r.get(0)?)
+            .or_default()
+            .push((r.get(1)?, r.get::<_, i64>(2)?.max(0) as u64));
+    }
+    Ok(out)
+}
+
+/// The digest of the derived data (see [`Database::derived_digest`]).
+fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
+    let mut h = ContentHasher::default();
+    let section = |name: &str, h: &mut ContentHasher| h.field(name.as_bytes());
+    // The position index and the tree, bucket by bucket: entries sorted, rows added up.
+    section("index", &mut h);
+    let mut stmt = conn.prepare(
+        "SELECT variant, bucket, entries FROM posting ORDER BY variant, bucket, segment",
+    )?;
+    let mut key: Option<(i64, i64)> = None;
+    let mut entries: Vec<Posting> = Vec::new();
+    let mut found = stmt.query([])?;
+    loop {
+        let r = found.next()?;
+        let k = match r {
+            Some(r) => Some((r.get(0)?, r.get(1)?)),
+            None => None,
+        };
+        if key != k {
+            if let Some((v, b)) = key {
+                h.field(&v.to_le_bytes());
+                h.field(&b.to_le_bytes());
+                hash_entries(&mut entries, &mut h);
+            }
+            key = k;
+        }
+        let Some(r) = r else { break };
+        let blob = r.get_ref(2)?.as_blob()?;
+        entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+    }
+    drop(found);
+    drop(stmt);
+    section("tree", &mut h);
+    let mut stmt = conn.prepare(
+        "SELECT variant, bucket, entries, rows FROM tree ORDER BY variant, bucket, segment",
+    )?;
+    let mut key: Option<(i64, i64)> = None;
+    let mut entries: Vec<Posting> = Vec::new();
+    let mut rows: Vec<TreeRow> = Vec::new();
+    let mut found = stmt.query([])?;
+    loop {
+        let r = found.next()?;
+        let k = match r {
+            Some(r) => Some((r.get(0)?, r.get(1)?)),
+            None => None,
+        };
+        if key != k {
+            if let Some((v, b)) = key {
+                h.field(&v.to_le_bytes());
+                h.field(&b.to_le_bytes());
+                hash_entries(&mut entries, &mut h);
+                let mut blob = Vec::new();
+                for row in merge_rows(std::mem::take(&mut rows)) {
+                    row.write(&mut blob);
+                }
+                h.field(&blob);
+            }
+            key = k;
+        }
+        let Some(r) = r else { break };
+        let blob = r.get_ref(2)?.as_blob()?;
+        entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+        let mut it = Rows::new(r.get_ref(3)?.as_blob()?);
+        rows.extend(it.by_ref());
+        if it.damaged {
+            return Err(tally::damaged("an opening tree row does not decode"));
+        }
+    }
+    // The names: each name's text and games, by field.
+    section("names", &mut h);
+    let texts: HashMap<i64, String> = conn
+        .prepare("SELECT id, text FROM name")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut names: BTreeMap<(i64, String), Vec<u32>> = BTreeMap::new();
+    for (part, blob) in tally::all(conn, Kind::Names)? {
+        let rows = tally::decode_names(&blob)
+            .ok_or_else(|| tally::damaged("a tally of names does not decode"))?;
+        for (id, games) in rows {
+            let text = texts.get(&(id as i64)).cloned().unwrap_or_default();
+            names.entry((part >> 8, text)).or_default().extend(games);
+        }
+    }
+    for ((field, text), mut games) in names {
+        games.sort_unstable();
+        h.field(&field.to_le_bytes());
+        h.field(text.as_bytes());
+        for g in games {
+            h.write(&g.to_le_bytes());
+        }
+    }
+    // The openings, by variant.
+    section("openings", &mut h);
+    let mut openings: BTreeMap<i64, Vec<Vec<u8>>> = BTreeMap::new();
+    for (variant, blob) in tally::all(conn, Kind::Openings)? {
+        openings.entry(variant).or_default().push(blob);
+    }
+    for (variant, blobs) in openings {
+        let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+        let mut blob = Vec::new();
+        tally::merge_openings_with(&blobs, |r| r.write(&mut blob))
+            .ok_or_else(|| tally::damaged("a tally of openings does not decode"))?;
+        h.field(&variant.to_le_bytes());
+        h.field(&blob);
+    }
+    // The summaries, row by row in key order.
+    for (table, order) in [
+        ("summary", "variant, year, result, termination"),
+        ("summary_length", "variant, plies"),
+        ("summary_promotion", "variant, kind"),
+    ] {
+        section(table, &mut h);
+        let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY {order}"))?;
+        let n = stmt.column_count();
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            for i in 0..n {
+                match r.get_ref(i)? {
+                    rusqlite::types::ValueRef::Integer(v) => h.field(&v.to_le_bytes()),
+                    rusqlite::types::ValueRef::Text(t) => h.field(t),
+                    _ => h.field(b"?"),
+                }
+            }
+        }
+    }
+    Ok(h.finish())
+}
+
+/// Hashes entries in their sorted order, and empties the list.
+fn hash_entries(entries: &mut Vec<Posting>, h: &mut ContentHasher) {
+    entries.sort_unstable_by_key(Posting::key);
+    let mut blob = Vec::with_capacity(entries.len() * codec::POSTING_BYTES);
+    for p in entries.iter() {
+        p.write(&mut blob);
+    }
+    h.field(&blob);
+    entries.clear();
+}

@@ -1,0 +1,211 @@
+//! Statistics summaries: the counts a report on every game (or every game of a variant)
+//! needs, kept up to date by each imported batch, so that such a report reads a few hundred
+//! rows instead of every game. Tables `summary` (by variant, year, result and termination),
+//! `summary_length` (by variant and length), `summary_promotion` (by variant and piece kind),
+//! and the openings' tallies (kind [`Kind::Openings`]). See `docs/DATABASE.md`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use rusqlite::{Transaction, params};
+
+use super::codec::MOVE_BYTES;
+use super::record::GameEnd;
+use super::schema::OPENING_PLIES;
+use super::tally::{self, Kind, OpeningRow};
+
+/// What the summaries take from one stored game.
+pub(crate) struct Facts<'a> {
+    pub variant: i64,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: &'a str,
+    pub end: GameEnd,
+    pub plies: u32,
+    /// The `Date` tag's value.
+    pub date: Option<&'a str>,
+    /// Swaps, lifts, relocations, promotions, arrivals, adventitious kings, citadel entries.
+    pub special: [u64; 7],
+    /// Promotions by kind id.
+    pub promotions: &'a [(String, u64)],
+    pub standard_start: bool,
+    pub moves_blob: &'a [u8],
+}
+
+/// Counts of one summary row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub games: u64,
+    pub plies: u64,
+    /// Special moves played, in [`Facts::special`] order.
+    pub moves: [u64; 7],
+    /// Games with at least one of each.
+    pub with: [u64; 7],
+}
+
+/// A result as a summary row keys it: the four results without an allocation.
+fn result_key(result: &str) -> Cow<'static, str> {
+    match result {
+        "1-0" => Cow::Borrowed("1-0"),
+        "0-1" => Cow::Borrowed("0-1"),
+        "1/2-1/2" => Cow::Borrowed("1/2-1/2"),
+        "*" => Cow::Borrowed("*"),
+        other => Cow::Owned(other.to_string()),
+    }
+}
+
+/// A year as a summary row keys it (and reports group it): the `Date` value's first four
+/// characters when they are digits, or none (`????`).
+fn year_key(date: Option<&str>) -> Option<[u8; 4]> {
+    let y = date?.as_bytes().get(..4)?;
+    y.iter()
+        .all(|b| b.is_ascii_digit())
+        .then(|| [y[0], y[1], y[2], y[3]])
+}
+
+/// The first [`OPENING_PLIES`] moves of a game, without an allocation.
+type Line = ([u8; OPENING_PLIES * MOVE_BYTES], usize);
+
+/// The key of a summary row: variant, year, result and how the game ended.
+type RowKey = (i64, Option<[u8; 4]>, Cow<'static, str>, GameEnd);
+
+/// The summaries' part of a batch, added up in memory and written at once.
+#[derive(Debug, Default)]
+pub(crate) struct BatchSummary {
+    rows: HashMap<RowKey, Counts>,
+    lengths: HashMap<(i64, u32), u64>,
+    promotions: HashMap<(i64, String), (u64, u64)>,
+    openings: HashMap<(i64, Line), OpeningRow>,
+    games: u64,
+}
+
+impl BatchSummary {
+    pub fn add(&mut self, f: &Facts<'_>) {
+        self.games += 1;
+        let c = self
+            .rows
+            .entry((f.variant, year_key(f.date), result_key(f.result), f.end))
+            .or_default();
+        c.games += 1;
+        c.plies += u64::from(f.plies);
+        for (i, &n) in f.special.iter().enumerate() {
+            c.moves[i] += n;
+            c.with[i] += u64::from(n > 0);
+        }
+        *self.lengths.entry((f.variant, f.plies)).or_default() += 1;
+        for (kind, n) in f.promotions {
+            if *n > 0 {
+                let p = self
+                    .promotions
+                    .entry((f.variant, kind.clone()))
+                    .or_default();
+                p.0 += n;
+                p.1 += 1;
+            }
+        }
+        if f.standard_start {
+            let line = &f.moves_blob[..f.moves_blob.len().min(OPENING_PLIES * MOVE_BYTES)];
+            let mut key: Line = ([0; OPENING_PLIES * MOVE_BYTES], line.len());
+            key.0[..line.len()].copy_from_slice(line);
+            let row = self
+                .openings
+                .entry((f.variant, key))
+                .or_insert_with(|| OpeningRow::new(line));
+            row.games += 1;
+            match f.result {
+                "1-0" => row.white += 1,
+                "1/2-1/2" => row.draws += 1,
+                "0-1" => row.black += 1,
+                _ => {}
+            }
+            row.plies += u64::from(f.plies);
+        }
+    }
+
+    /// Adds the batch to the summary tables and stores its openings' tally.
+    pub fn write(self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        let mut stmt = tx.prepare_cached(
+            "INSERT INTO summary (variant, year, result, termination, games, plies, swaps, lifts,
+                 relocations, promotions, arrivals, adventitious_kings, citadel_entries,
+                 with_swaps, with_lifts, with_relocations, with_promotions, with_arrivals,
+                 with_adventitious_kings, with_citadel_entries)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                 ?18, ?19, ?20)
+             ON CONFLICT (variant, year, result, termination) DO UPDATE SET
+                 games = games + excluded.games, plies = plies + excluded.plies,
+                 swaps = swaps + excluded.swaps, lifts = lifts + excluded.lifts,
+                 relocations = relocations + excluded.relocations,
+                 promotions = promotions + excluded.promotions,
+                 arrivals = arrivals + excluded.arrivals,
+                 adventitious_kings = adventitious_kings + excluded.adventitious_kings,
+                 citadel_entries = citadel_entries + excluded.citadel_entries,
+                 with_swaps = with_swaps + excluded.with_swaps,
+                 with_lifts = with_lifts + excluded.with_lifts,
+                 with_relocations = with_relocations + excluded.with_relocations,
+                 with_promotions = with_promotions + excluded.with_promotions,
+                 with_arrivals = with_arrivals + excluded.with_arrivals,
+                 with_adventitious_kings = with_adventitious_kings
+                     + excluded.with_adventitious_kings,
+                 with_citadel_entries = with_citadel_entries + excluded.with_citadel_entries",
+        )?;
+        for ((variant, year, result, end), c) in &self.rows {
+            let n = |v: u64| v as i64;
+            let year = match year {
+                Some(y) => String::from_utf8_lossy(y).into_owned(),
+                None => "????".to_string(),
+            };
+            stmt.execute(params![
+                variant,
+                year,
+                result,
+                end.as_str(),
+                n(c.games),
+                n(c.plies),
+                n(c.moves[0]),
+                n(c.moves[1]),
+                n(c.moves[2]),
+                n(c.moves[3]),
+                n(c.moves[4]),
+                n(c.moves[5]),
+                n(c.moves[6]),
+                n(c.with[0]),
+                n(c.with[1]),
+                n(c.with[2]),
+                n(c.with[3]),
+                n(c.with[4]),
+                n(c.with[5]),
+                n(c.with[6]),
+            ])?;
+        }
+        let mut stmt = tx.prepare_cached(
+            "INSERT INTO summary_length (variant, plies, games) VALUES (?1, ?2, ?3)
+             ON CONFLICT (variant, plies) DO UPDATE SET games = games + excluded.games",
+        )?;
+        for ((variant, plies), games) in &self.lengths {
+            stmt.execute(params![variant, plies, *games as i64])?;
+        }
+        let mut stmt = tx.prepare_cached(
+            "INSERT INTO summary_promotion (variant, kind, moves, games) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (variant, kind) DO UPDATE SET moves = moves + excluded.moves,
+                 games = games + excluded.games",
+        )?;
+        for ((variant, kind), (moves, games)) in &self.promotions {
+            stmt.execute(params![variant, kind, *moves as i64, *games as i64])?;
+        }
+        let mut rows: Vec<(i64, OpeningRow)> = self
+            .openings
+            .into_iter()
+            .map(|((variant, _), row)| (variant, row))
+            .collect();
+        rows.sort_by(|a, b| (a.0, a.1.line()).cmp(&(b.0, b.1.line())));
+        let mut parts: Vec<(i64, Vec<u8>)> = Vec::new();
+        for (variant, row) in rows {
+            if parts.last().is_none_or(|p| p.0 != variant) {
+                parts.push((variant, Vec::new()));
+            }
+            if let Some(p) = parts.last_mut() {
+                row.write(&mut p.1);
+            }
+        }
+        tally::insert(tx, Kind::Openings, self.games, &parts)
+    }
+}

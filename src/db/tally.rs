@@ -1,0 +1,471 @@
+//! Tallies: derived data kept as sorted blobs, one set per imported batch, merged in tiers like
+//! the position index (every level, since they are small): the games of each name (the name
+//! index) and the counts of each opening (for statistics). A query reads the blobs of every
+//! tally of its kind and adds them up. See `docs/DATABASE.md`.
+
+use rusqlite::{Connection, Transaction, params};
+
+use super::codec::MOVE_BYTES;
+use super::schema::OPENING_PLIES;
+use super::tree::{get_varint, put_varint};
+
+/// A kind of tally (the `tally.kind` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The games of each name: part `field << 8 | bucket` (see `name_index`).
+    Names = 1,
+    /// The games of each opening: part = the variant's id.
+    Openings = 2,
+}
+
+/// Tallies of one level merged into one of the next level once there are this many.
+const FANOUT: i64 = 8;
+
+/// Stores a batch's tally: its parts, each a blob of rows.
+pub(crate) fn insert(
+    tx: &Transaction<'_>,
+    kind: Kind,
+    games: u64,
+    parts: &[(i64, Vec<u8>)],
+) -> rusqlite::Result<()> {
+    if parts.is_empty() {
+        return Ok(());
+    }
+    tx.prepare_cached("INSERT INTO tally (kind, level, games) VALUES (?1, 0, ?2)")?
+        .execute(params![kind as i64, games as i64])?;
+    let id = tx.last_insert_rowid();
+    let mut stmt =
+        tx.prepare_cached("INSERT INTO tally_part (tally, part, rows) VALUES (?1, ?2, ?3)")?;
+    for (part, rows) in parts {
+        if !rows.is_empty() {
+            stmt.execute(params![id, part, rows])?;
+        }
+    }
+    Ok(())
+}
+
+/// The blobs of `part` in every tally of `kind`.
+pub(crate) fn part(conn: &Connection, kind: Kind, part: i64) -> rusqlite::Result<Vec<Vec<u8>>> {
+    conn.prepare_cached(
+        "SELECT p.rows FROM tally t JOIN tally_part p ON p.tally = t.id
+         WHERE t.kind = ?1 AND p.part = ?2",
+    )?
+    .query_map(params![kind as i64, part], |r| r.get(0))?
+    .collect()
+}
+
+/// Every part of every tally of `kind`: (part, blob).
+pub(crate) fn all(conn: &Connection, kind: Kind) -> rusqlite::Result<Vec<(i64, Vec<u8>)>> {
+    conn.prepare_cached(
+        "SELECT p.part, p.rows FROM tally t JOIN tally_part p ON p.tally = t.id
+         WHERE t.kind = ?1",
+    )?
+    .query_map(params![kind as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+    .collect()
+}
+
+/// Merges full tiers of tallies of `kind`: while some level has [`FANOUT`] tallies, the
+/// oldest become one of the next level. Each merge is its own transaction.
+pub(crate) fn merge_tiers(conn: &mut Connection, kind: Kind) -> rusqlite::Result<()> {
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        if !merge_step(&tx, kind)? {
+            return tx.commit();
+        }
+        tx.commit()?;
+    }
+}
+
+/// One merge of a full tier, if there is one; returns whether there was.
+pub(crate) fn merge_step(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<bool> {
+    let full: Option<i64> = tx
+        .query_row(
+            "SELECT level FROM tally WHERE kind = ?1 GROUP BY level HAVING count(*) >= ?2
+             ORDER BY level LIMIT 1",
+            params![kind as i64, FANOUT],
+            |r| r.get(0),
+        )
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })?;
+    let Some(level) = full else {
+        return Ok(false);
+    };
+    let ids: Vec<i64> = tx
+        .prepare("SELECT id FROM tally WHERE kind = ?1 AND level = ?2 ORDER BY id LIMIT ?3")?
+        .query_map(params![kind as i64, level, FANOUT], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    merge(tx, kind, level + 1, &ids)?;
+    Ok(true)
+}
+
+/// Merges every tally of `kind` into one.
+pub(crate) fn merge_all(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<()> {
+    let ids: Vec<(i64, i64)> = tx
+        .prepare("SELECT id, level FROM tally WHERE kind = ?1 ORDER BY id")?
+        .query_map(params![kind as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    if ids.len() > 1 {
+        let level = ids.iter().map(|t| t.1).max().unwrap_or(0) + 1;
+        let ids: Vec<i64> = ids.iter().map(|t| t.0).collect();
+        merge(tx, kind, level, &ids)?;
+    }
+    Ok(())
+}
+
+/// Replaces the tallies `ids` by one of `level`, part by part.
+fn merge(tx: &Transaction<'_>, kind: Kind, level: i64, ids: &[i64]) -> rusqlite::Result<()> {
+    let placeholders = vec!["?"; ids.len()].join(",");
+    let games: i64 = tx.query_row(
+        &format!("SELECT coalesce(sum(games), 0) FROM tally WHERE id IN ({placeholders})"),
+        rusqlite::params_from_iter(ids),
+        |r| r.get(0),
+    )?;
+    let mut parts: std::collections::BTreeMap<i64, Vec<Vec<u8>>> = Default::default();
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT part, rows FROM tally_part WHERE tally IN ({placeholders}) ORDER BY tally"
+        ))?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(ids))?;
+        while let Some(r) = rows.next()? {
+            parts.entry(r.get(0)?).or_default().push(r.get(1)?);
+        }
+    }
+    tx.execute(
+        &format!("DELETE FROM tally_part WHERE tally IN ({placeholders})"),
+        rusqlite::params_from_iter(ids),
+    )?;
+    tx.execute(
+        &format!("DELETE FROM tally WHERE id IN ({placeholders})"),
+        rusqlite::params_from_iter(ids),
+    )?;
+    tx.prepare_cached("INSERT INTO tally (kind, level, games) VALUES (?1, ?2, ?3)")?
+        .execute(params![kind as i64, level, games])?;
+    let id = tx.last_insert_rowid();
+    let mut insert =
+        tx.prepare_cached("INSERT INTO tally_part (tally, part, rows) VALUES (?1, ?2, ?3)")?;
+    for (part, blobs) in parts {
+        let merged = match kind {
+            Kind::Names => merge_names(&blobs),
+            Kind::Openings => merge_openings(&blobs),
+        }
+        .ok_or_else(|| damaged("a tally does not decode"))?;
+        insert.execute(params![id, part, merged])?;
+    }
+    Ok(())
+}
+
+/// The error for derived data that cannot be read.
+pub(crate) fn damaged(what: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(what.to_string()),
+    )
+}
+
+/// A name's games in a names blob: rows sorted by name id, each the id's distance from the
+/// row before (LEB128), the number of games, and the game ids (the first, then distances).
+pub(crate) fn encode_names<'a>(
+    rows: impl IntoIterator<Item = (u64, &'a [u32])>,
+    out: &mut Vec<u8>,
+) {
+    let mut last_name = 0u64;
+    for (name, games) in rows {
+        put_varint(out, name - last_name);
+        last_name = name;
+        put_varint(out, games.len() as u64);
+        let mut last = 0u32;
+        for &g in games {
+            put_varint(out, u64::from(g - last));
+            last = g;
+        }
+    }
+}
+
+/// The rows of a names blob; `None` if it does not decode.
+pub(crate) fn decode_names(blob: &[u8]) -> Option<Vec<(u64, Vec<u32>)>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut name = 0u64;
+    while at < blob.len() {
+        name = name.checked_add(get_varint(blob, &mut at)?)?;
+        let n = usize::try_from(get_varint(blob, &mut at)?).ok()?;
+        let mut games = Vec::with_capacity(n.min(blob.len()));
+        let mut last = 0u32;
+        for _ in 0..n {
+            last = last.checked_add(u32::try_from(get_varint(blob, &mut at)?).ok()?)?;
+            games.push(last);
+        }
+        out.push((name, games));
+    }
+    Some(out)
+}
+
+/// The games of the names `wanted` (ascending) in a names blob, added to `out`; `None` if the
+/// blob does not decode. Rows of other names are skipped without being collected.
+pub(crate) fn games_of_names(blob: &[u8], wanted: &[u64], out: &mut Vec<u32>) -> Option<()> {
+    let mut at = 0;
+    let mut name = 0u64;
+    let mut w = 0;
+    while at < blob.len() && w < wanted.len() {
+        name = name.checked_add(get_varint(blob, &mut at)?)?;
+        let n = get_varint(blob, &mut at)?;
+        while wanted.get(w).is_some_and(|&x| x < name) {
+            w += 1;
+        }
+        let keep = wanted.get(w) == Some(&name);
+        let mut last = 0u32;
+        for _ in 0..n {
+            let d = get_varint(blob, &mut at)?;
+            if keep {
+                last = last.checked_add(u32::try_from(d).ok()?)?;
+                out.push(last);
+            }
+        }
+    }
+    Some(())
+}
+
+fn merge_names(blobs: &[Vec<u8>]) -> Option<Vec<u8>> {
+    let mut all: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+    for b in blobs {
+        for (name, games) in decode_names(b)? {
+            all.entry(name).or_default().extend(games);
+        }
+    }
+    for games in all.values_mut() {
+        games.sort_unstable();
+    }
+    let mut out = Vec::new();
+    encode_names(all.iter().map(|(&n, g)| (n, g.as_slice())), &mut out);
+    Some(out)
+}
+
+/// The most bytes of an opening line (the summaries keep [`OPENING_PLIES`] plies).
+pub(crate) const LINE_BYTES: usize = OPENING_PLIES * MOVE_BYTES;
+
+/// The games that began with one line (or were that line, when shorter), and their results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct OpeningRow {
+    line: [u8; LINE_BYTES],
+    len: u8,
+    pub games: u64,
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+    /// The sum of the games' lengths.
+    pub plies: u64,
+}
+
+impl OpeningRow {
+    /// A row of no games for `line` (at most [`LINE_BYTES`] of it).
+    pub fn new(line: &[u8]) -> OpeningRow {
+        let n = line.len().min(LINE_BYTES);
+        let mut row = OpeningRow {
+            len: n as u8,
+            ..OpeningRow::default()
+        };
+        row.line[..n].copy_from_slice(&line[..n]);
+        row
+    }
+
+    /// Keeps only the first `bytes` of the line.
+    pub fn truncate(&mut self, bytes: usize) {
+        let n = usize::from(self.len).min(bytes);
+        self.line[n..].fill(0);
+        self.len = n as u8;
+    }
+
+    /// The moves (3 bytes each).
+    pub fn line(&self) -> &[u8] {
+        &self.line[..usize::from(self.len).min(LINE_BYTES)]
+    }
+
+    pub fn add(&mut self, o: &OpeningRow) {
+        self.games += o.games;
+        self.white += o.white;
+        self.draws += o.draws;
+        self.black += o.black;
+        self.plies += o.plies;
+    }
+
+    /// Layout: the line's length in bytes (one byte), the line, then LEB128 values: games,
+    /// white wins, draws, black wins, the sum of lengths.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        out.push(self.len);
+        out.extend_from_slice(self.line());
+        for v in [self.games, self.white, self.draws, self.black, self.plies] {
+            put_varint(out, v);
+        }
+    }
+}
+
+/// Reads the rows of an openings blob in order; a blob that does not decode ends early and
+/// sets `damaged`.
+pub(crate) struct Openings<'a> {
+    blob: &'a [u8],
+    at: usize,
+    pub damaged: bool,
+}
+
+impl<'a> Openings<'a> {
+    pub fn new(blob: &'a [u8]) -> Openings<'a> {
+        Openings {
+            blob,
+            at: 0,
+            damaged: false,
+        }
+    }
+
+    fn read(&mut self) -> Option<OpeningRow> {
+        let n = *self.blob.get(self.at)? as usize;
+        if n > LINE_BYTES {
+            return None;
+        }
+        let mut row = OpeningRow::new(self.blob.get(self.at + 1..self.at + 1 + n)?);
+        self.at += 1 + n;
+        let mut v = [0u64; 5];
+        for x in &mut v {
+            *x = get_varint(self.blob, &mut self.at)?;
+        }
+        [row.games, row.white, row.draws, row.black, row.plies] = v;
+        Some(row)
+    }
+}
+
+impl Iterator for Openings<'_> {
+    type Item = OpeningRow;
+
+    fn next(&mut self) -> Option<OpeningRow> {
+        if self.at >= self.blob.len() {
+            return None;
+        }
+        let row = self.read();
+        if row.is_none() {
+            self.damaged = true;
+            self.at = self.blob.len();
+        }
+        row
+    }
+}
+
+/// The rows of several blobs (each sorted by line) merged in line order, equal lines added
+/// up, given to `each`; `None` if a blob does not decode.
+pub(crate) fn merge_openings_with(
+    blobs: &[&[u8]],
+    mut each: impl FnMut(&OpeningRow),
+) -> Option<()> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut lists: Vec<Openings<'_>> = blobs.iter().map(|b| Openings::new(b)).collect();
+    // The next row of each list, smallest line first.
+    let mut heap: BinaryHeap<Reverse<([u8; LINE_BYTES], u8, usize)>> = BinaryHeap::new();
+    let mut heads: Vec<Option<OpeningRow>> = Vec::with_capacity(lists.len());
+    for (i, l) in lists.iter_mut().enumerate() {
+        let head = l.next();
+        if let Some(r) = &head {
+            heap.push(Reverse((r.line, r.len, i)));
+        }
+        heads.push(head);
+    }
+    let mut current: Option<OpeningRow> = None;
+    while let Some(Reverse((_, _, i))) = heap.pop() {
+        let Some(row) = heads[i].take() else { continue };
+        match &mut current {
+            Some(c) if c.line() == row.line() => c.add(&row),
+            _ => {
+                if let Some(c) = current.take() {
+                    each(&c);
+                }
+                current = Some(row);
+            }
+        }
+        let next = lists[i].next();
+        if let Some(r) = &next {
+            heap.push(Reverse((r.line, r.len, i)));
+        }
+        heads[i] = next;
+    }
+    if let Some(c) = current {
+        each(&c);
+    }
+    if lists.iter().any(|l| l.damaged) {
+        return None;
+    }
+    Some(())
+}
+
+fn merge_openings(blobs: &[Vec<u8>]) -> Option<Vec<u8>> {
+    let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+    let mut out = Vec::new();
+    merge_openings_with(&blobs, |r| r.write(&mut out))?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_select() {
+        let rows: Vec<(u64, Vec<u32>)> = vec![(3, vec![1, 5, 9]), (70, vec![2]), (71, vec![])];
+        let mut blob = Vec::new();
+        encode_names(rows.iter().map(|(n, g)| (*n, g.as_slice())), &mut blob);
+        assert_eq!(decode_names(&blob), Some(rows));
+        let mut out = Vec::new();
+        games_of_names(&blob, &[3, 70], &mut out).unwrap();
+        assert_eq!(out, vec![1, 5, 9, 2]);
+        out.clear();
+        games_of_names(&blob, &[4, 70, 100], &mut out).unwrap();
+        assert_eq!(out, vec![2]);
+        assert!(decode_names(&blob[..blob.len() - 1]).is_none() || blob.len() == 1);
+        let merged = merge_names(&[blob.clone(), {
+            let mut b = Vec::new();
+            encode_names([(3u64, &[4u32, 20][..]), (5, &[6][..])], &mut b);
+            b
+        }])
+        .unwrap();
+        assert_eq!(
+            decode_names(&merged).unwrap(),
+            vec![
+                (3, vec![1, 4, 5, 9, 20]),
+                (5, vec![6]),
+                (70, vec![2]),
+                (71, vec![])
+            ]
+        );
+    }
+
+    #[test]
+    fn openings_round_trip_and_merge() {
+        let row = |line: &[u8], games| OpeningRow {
+            games,
+            white: 1,
+            plies: 40,
+            ..OpeningRow::new(line)
+        };
+        let blob = |rows: &[OpeningRow]| {
+            let mut b = Vec::new();
+            for r in rows {
+                r.write(&mut b);
+            }
+            b
+        };
+        let a = [row(&[], 1), row(&[1, 2, 3], 2), row(&[1, 2, 4], 1)];
+        let b = [row(&[1, 2, 3], 5), row(&[9, 9, 9], 1)];
+        let (a, b) = (blob(&a), blob(&b));
+        assert_eq!(Openings::new(&a).count(), 3);
+        let mut m = Vec::new();
+        merge_openings_with(&[&a, &b, &[]], |r| m.push(*r)).unwrap();
+        assert_eq!(m.len(), 4);
+        assert_eq!(m[0].line(), &[] as &[u8]);
+        assert_eq!(m[1].line(), &[1, 2, 3]);
+        assert_eq!((m[1].games, m[1].white, m[1].plies), (7, 2, 80));
+        assert_eq!(m[3].line(), &[9, 9, 9]);
+        assert!(merge_openings_with(&[&a[..a.len() - 1]], |_| {}).is_none());
+        let long = [13u8; 14];
+        assert!(merge_openings_with(&[&long], |_| {}).is_none());
+    }
+}
