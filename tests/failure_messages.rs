@@ -235,8 +235,17 @@ mod unix {
         }
         std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
         let before = std::fs::read(&db).unwrap();
+        // The other user may not reach the build's or the repository's folders (a clone in a
+        // private directory): the binary and the game file it reads are copied beside the
+        // database, in a folder everyone can enter.
+        let binary = dir.path().join("kabir");
+        std::fs::copy(assert_cmd::cargo::cargo_bin("kabir"), &binary).unwrap();
+        std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let sample = dir.path().join("sample.pgn");
+        std::fs::copy(&samples()[1], &sample).unwrap();
+        std::fs::set_permissions(&sample, std::fs::Permissions::from_mode(0o644)).unwrap();
         let as_user = |args: &[&str]| {
-            let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"));
+            let mut command = std::process::Command::new(&binary);
             command.args(args).arg("--db").arg(&db);
             if root {
                 // SAFETY: between fork and exec only `setgroups`, `setgid` and `setuid`,
@@ -255,7 +264,7 @@ mod unix {
             }
             command.output().unwrap()
         };
-        let sample = samples()[1].to_string_lossy().into_owned();
+        let sample = sample.to_string_lossy().into_owned();
         let out = as_user(&["import", "--quiet", &sample]);
         let stderr = failure(&out);
         assert!(
