@@ -325,74 +325,85 @@ fn read_promotions(
     Ok(out)
 }
 
+/// Runs `sql`, whose rows come ordered by (variant, bucket) in their first two columns: `add`
+/// takes each row, and `flush` ends each (variant, bucket) after its last row.
+fn by_bucket<S>(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    state: &mut S,
+    mut add: impl FnMut(&mut S, &rusqlite::Row<'_>) -> rusqlite::Result<()>,
+    mut flush: impl FnMut(&mut S, (i64, i64)) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare(sql)?;
+    let mut found = stmt.query([])?;
+    let mut key: Option<(i64, i64)> = None;
+    while let Some(r) = found.next()? {
+        let k = (r.get(0)?, r.get(1)?);
+        if let Some(prev) = key
+            && prev != k
+        {
+            flush(state, prev)?;
+        }
+        key = Some(k);
+        add(state, r)?;
+    }
+    match key {
+        Some(last) => flush(state, last),
+        None => Ok(()),
+    }
+}
+
 /// The digest of the derived data (see [`Database::derived_digest`]).
 fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
     let mut h = ContentHasher::default();
     let section = |name: &str, h: &mut ContentHasher| h.field(name.as_bytes());
     // The position index and the tree, bucket by bucket: entries sorted, rows added up.
     section("index", &mut h);
-    let mut stmt = conn.prepare(
+    let mut state = (&mut h, Vec::<Posting>::new());
+    by_bucket(
+        conn,
         "SELECT variant, bucket, entries FROM posting ORDER BY variant, bucket, segment",
+        &mut state,
+        |(_, entries), r| {
+            let blob = r.get_ref(2)?.as_blob()?;
+            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+            Ok(())
+        },
+        |(h, entries), (v, b)| {
+            h.field(&v.to_le_bytes());
+            h.field(&b.to_le_bytes());
+            hash_entries(entries, h);
+            Ok(())
+        },
     )?;
-    let mut key: Option<(i64, i64)> = None;
-    let mut entries: Vec<Posting> = Vec::new();
-    let mut found = stmt.query([])?;
-    loop {
-        let r = found.next()?;
-        let k = match r {
-            Some(r) => Some((r.get(0)?, r.get(1)?)),
-            None => None,
-        };
-        if key != k {
-            if let Some((v, b)) = key {
-                h.field(&v.to_le_bytes());
-                h.field(&b.to_le_bytes());
-                hash_entries(&mut entries, &mut h);
-            }
-            key = k;
-        }
-        let Some(r) = r else { break };
-        let blob = r.get_ref(2)?.as_blob()?;
-        entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
-    }
-    drop(found);
-    drop(stmt);
     section("tree", &mut h);
-    let mut stmt = conn.prepare(
+    let mut state = (&mut h, Vec::<Posting>::new(), Vec::<TreeRow>::new());
+    by_bucket(
+        conn,
         "SELECT variant, bucket, entries, rows FROM tree ORDER BY variant, bucket, segment",
-    )?;
-    let mut key: Option<(i64, i64)> = None;
-    let mut entries: Vec<Posting> = Vec::new();
-    let mut rows: Vec<TreeRow> = Vec::new();
-    let mut found = stmt.query([])?;
-    loop {
-        let r = found.next()?;
-        let k = match r {
-            Some(r) => Some((r.get(0)?, r.get(1)?)),
-            None => None,
-        };
-        if key != k {
-            if let Some((v, b)) = key {
-                h.field(&v.to_le_bytes());
-                h.field(&b.to_le_bytes());
-                hash_entries(&mut entries, &mut h);
-                let mut blob = Vec::new();
-                for row in merge_rows(std::mem::take(&mut rows)) {
-                    row.write(&mut blob);
-                }
-                h.field(&blob);
+        &mut state,
+        |(_, entries, rows), r| {
+            let blob = r.get_ref(2)?.as_blob()?;
+            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+            let mut it = Rows::new(r.get_ref(3)?.as_blob()?);
+            rows.extend(it.by_ref());
+            if it.damaged {
+                return Err(tally::damaged("an opening tree row does not decode"));
             }
-            key = k;
-        }
-        let Some(r) = r else { break };
-        let blob = r.get_ref(2)?.as_blob()?;
-        entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
-        let mut it = Rows::new(r.get_ref(3)?.as_blob()?);
-        rows.extend(it.by_ref());
-        if it.damaged {
-            return Err(tally::damaged("an opening tree row does not decode"));
-        }
-    }
+            Ok(())
+        },
+        |(h, entries, rows), (v, b)| {
+            h.field(&v.to_le_bytes());
+            h.field(&b.to_le_bytes());
+            hash_entries(entries, h);
+            let mut blob = Vec::new();
+            for row in merge_rows(std::mem::take(rows)) {
+                row.write(&mut blob);
+            }
+            h.field(&blob);
+            Ok(())
+        },
+    )?;
     // The names: each name's text and games, by field.
     section("names", &mut h);
     let texts: HashMap<i64, String> = conn
