@@ -4,27 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+mod cli_common;
 
-fn kabir() -> Command {
-    Command::cargo_bin("kabir").unwrap()
-}
-
-fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn count(db: &Path, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
-}
+use cli_common::{count, kabir, samples};
 
 /// The message of a failed command (standard error), after checking its status is 2 and that
 /// it says no part of itself twice (as "no such table: x: no such table: x" did).

@@ -3,33 +3,9 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+mod cli_common;
 
-fn kabir() -> Command {
-    Command::cargo_bin("kabir").unwrap()
-}
-
-fn count(db: &std::path::Path, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
-}
-
-fn integrity(db: &std::path::Path) -> String {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap()
-}
-
-fn samples() -> Vec<std::path::PathBuf> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/samples");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
-    files
-}
+use cli_common::{count, integrity, kabir, samples};
 
 #[test]
 fn samples_import_once_and_reimport_adds_nothing() {

@@ -6,33 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use assert_cmd::Command;
+mod cli_common;
 
-fn kabir() -> Command {
-    Command::cargo_bin("kabir").unwrap()
-}
-
-fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn integrity(db: &Path) -> String {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap()
-}
+use cli_common::{count, integrity, kabir, samples};
 
 fn games(db: &Path) -> i64 {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.query_row("SELECT count(*) FROM game", [], |r| r.get(0))
-        .unwrap()
+    count(db, "SELECT count(*) FROM game")
 }
 
 /// A database holding the samples, checkpointed into its main file.

@@ -1,0 +1,36 @@
+//! Shared helpers for the tests that run the real `kabir` binary on files: the command, the
+//! bundled samples, and a few questions asked of the database it leaves.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+pub fn kabir() -> Command {
+    Command::cargo_bin("kabir").unwrap()
+}
+
+/// The bundled `samples/*.pgn`, sorted by name.
+pub fn samples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The one integer `sql` selects from `db`.
+pub fn count(db: &Path, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// `PRAGMA integrity_check` of `db`: "ok" when the file is sound.
+pub fn integrity(db: &Path) -> String {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap()
+}
