@@ -9,6 +9,7 @@ pub mod db;
 pub mod diagram;
 pub mod generate;
 pub mod notation;
+pub mod parallel;
 pub mod render;
 pub mod replay;
 pub mod rules;

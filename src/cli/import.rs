@@ -1,6 +1,5 @@
 //! `kabir import`: replay game files and store the valid games in a database.
 
-use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -12,14 +11,17 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use kabir::db::{BatchStats, Database, DbError, DuplicateRule, GameId, GameRecord, RecordError};
+use kabir::db::{
+    BatchStats, Database, DbError, DuplicateRule, GameId, ImportEvents, ImportOptions,
+    ImportSummary, NotStored, Origin,
+};
 use kabir::notation::game::RawGame;
+use kabir::notation::reader::ReadError;
 use kabir::render::printable;
-use kabir::replay::Replay;
 
 use super::args::VariantArgs;
 use super::diagnostic::{ColorArgs, Palette, write_game};
-use super::input::{Replaying, file_size, replay_file_with};
+use super::input::{file_size, open};
 use super::progress::{Counts, Progress};
 
 /// Import game files into a database (SQLite, one file).
@@ -123,27 +125,6 @@ pub enum Format {
     Json,
 }
 
-#[derive(Default)]
-struct Totals {
-    files: usize,
-    read: u64,
-    imported: u64,
-    duplicates: u64,
-    rejected: u64,
-    positions: u64,
-}
-
-/// Where a game sent to the database came from.
-#[derive(Clone, Copy)]
-struct Origin {
-    /// Its file, by its place in the command line.
-    file: usize,
-    /// Its number in the file, from 1.
-    number: u64,
-    /// The line it starts on.
-    line: u32,
-}
-
 /// One duplicate in `--format json`.
 #[derive(Serialize)]
 struct DuplicateReport<'a> {
@@ -174,128 +155,88 @@ struct SummaryLine {
     summary: Summary,
 }
 
-/// The origins of the batches sent to the database and not yet committed, in order.
-#[derive(Default)]
-struct InFlight(VecDeque<Vec<Origin>>);
-
-/// What the worker threads make of a game read.
-enum Read {
-    /// A valid game's record, ready to store, and the line it starts on.
-    Stored(Box<GameRecord>, u32),
-    /// A game not to store, reported and kept with the rejects.
-    Rejected(Box<RawGame>, Why),
+/// What the import says as it goes: progress, the games not stored (on standard error, and
+/// with --rejects to a file), and with `--format json` each duplicate.
+struct Reporter<'a> {
+    args: &'a ImportArgs,
+    counts: &'a Counts,
+    progress: &'a Progress,
+    palette: Palette,
+    rejects: Option<BufWriter<File>>,
+    out: &'a mut dyn Write,
 }
 
-/// Why a game is not stored.
-enum Why {
-    /// It is invalid: its replay says how.
-    Invalid(Box<Replay>),
-    /// It is valid, but the database refuses it.
-    Refused(RecordError),
-}
+impl ImportEvents for Reporter<'_> {
+    type Error = anyhow::Error;
 
-/// Reading stopped because the database writer did; its own error says why.
-#[derive(Debug, thiserror::Error)]
-#[error("the database writer stopped")]
-struct WriterStopped;
+    fn read(&mut self) {
+        self.counts.read.fetch_add(1, Ordering::Relaxed);
+    }
 
-/// The most records a batch reserves room for at once (a larger `--batch` grows as it fills).
-const MAX_RESERVED: usize = 20_000;
-
-/// The bytes a record takes in a batch until the batch is written: the record itself, and for
-/// each position its hash and its index entry (16 bytes) once the batch is derived. What the
-/// derivation makes of the rest (the encoded moves, the start position's text) is smaller
-/// than the record's start position and moves, which it frees.
-fn batch_bytes(record: &GameRecord) -> u64 {
-    let strings = |tags: &[(String, String)]| -> usize {
-        tags.iter()
-            .map(|(k, v)| size_of::<(String, String)>() + k.capacity() + v.capacity())
-            .sum()
-    };
-    let positions = record.moves.len() + 1;
-    let bytes = size_of::<GameRecord>()
-        + size_of::<Origin>()
-        + record.moves.capacity() * size_of::<kabir::rules::Move>()
-        + strings(&record.tags)
-        + record.result.capacity()
-        + record.pgn.capacity()
-        + positions * (size_of::<u64>() + 16);
-    bytes as u64
-}
-
-/// Imports; returns whether every game read was valid.
-pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
-    let registry = args.variant.registry()?;
-    let palette = Palette::new(args.color.enabled(&std::io::stderr()));
-    // The error names the file.
-    let db = Database::create_or_open(&args.db).context("cannot open the database")?;
-    let rule = args.duplicates.rule();
-    // Three stages run side by side: the worker threads read and replay games and make their
-    // records; a database thread derives each batch's index entries while its own writer
-    // commits the batch before (`Importer::import_all`); this thread hands the batches on. The
-    // channel holds none, so a few batches are in memory at most, whatever the input's size.
-    let (batches, to_writer) = std::sync::mpsc::sync_channel::<Vec<GameRecord>>(0);
-    let (stats_out, stats_in) = std::sync::mpsc::channel::<BatchStats>();
-    let writer = std::thread::spawn(move || -> Result<(), DbError> {
-        let mut db = db;
-        let mut importer = db.importer()?;
-        importer.set_duplicate_rule(rule);
-        importer.import_all(to_writer, |stats| {
-            let _ = stats_out.send(stats.clone());
-        })?;
+    fn not_stored(&mut self, origin: Origin, raw: &RawGame, why: &NotStored) -> Result<()> {
+        self.counts.rejected.fetch_add(1, Ordering::Relaxed);
+        let path = &self.args.files[origin.input];
+        if !self.args.quiet {
+            let stderr = std::io::stderr();
+            let mut err = stderr.lock();
+            let palette = self.palette;
+            let write = |err: &mut dyn Write| -> Result<()> {
+                match why {
+                    NotStored::Refused(e) => writeln!(
+                        err,
+                        "kabir import: {}:{}: game {} not stored: {}",
+                        printable(path),
+                        raw.start.line,
+                        raw.number,
+                        printable(&e.to_string())
+                    )?,
+                    NotStored::Invalid(r) => write_game(err, path, raw, r, palette)?,
+                }
+                Ok(())
+            };
+            self.progress.suspend(|| write(&mut err))?;
+        }
+        if let Some(rejects_path) = &self.args.rejects {
+            if self.rejects.is_none() {
+                self.rejects = Some(BufWriter::new(
+                    File::create(rejects_path)
+                        .with_context(|| format!("cannot create {}", rejects_path.display()))?,
+                ));
+            }
+            if let Some(f) = self.rejects.as_mut() {
+                f.write_all(&raw.source)?;
+                if !raw.source.ends_with(b"\n") {
+                    f.write_all(b"\n")?;
+                }
+            }
+        }
         Ok(())
-    });
-    let mut rejects: Option<BufWriter<File>> = None;
-    let counts = Arc::new(Counts::default());
-    // The total is known when every input is a file with a size.
-    let total = args.files.iter().map(|f| file_size(f)).sum::<Option<u64>>();
-    let progress = Progress::start("kabir import", Arc::clone(&counts), total, args.quiet);
-    let started = Instant::now();
-    let mut totals = Totals::default();
-    let mut in_flight = InFlight::default();
-    // Each batch is allocated at its full size once: a record is large (its start position
-    // is kilobytes), and a growing vector would copy them all again at each doubling. A batch
-    // ended by its memory holds about as many games as the one before, plus a margin.
-    let most = usize::try_from(args.batch).map_or(MAX_RESERVED, |b| b.min(MAX_RESERVED));
-    let memory = args.batch_memory.saturating_mul(1_000_000);
-    let mut capacity = most;
-    let mut batch: Vec<GameRecord> = Vec::with_capacity(capacity);
-    let mut origins: Vec<Origin> = Vec::with_capacity(capacity);
-    let mut batch_size = 0u64;
-    let report = |totals: &Totals| {
-        counts.imported.store(totals.imported, Ordering::Relaxed);
-        counts
-            .duplicates
-            .store(totals.duplicates, Ordering::Relaxed);
-        counts.rejected.store(totals.rejected, Ordering::Relaxed);
-    };
+    }
+
     // A committed batch: counted, its duplicates listed (JSON) and the games the database
     // refused reported, each by its place in the input.
-    let committed = |stats: &BatchStats,
-                     totals: &mut Totals,
-                     in_flight: &mut InFlight,
-                     out: &mut dyn Write|
-     -> Result<()> {
-        totals.imported += stats.imported;
-        totals.duplicates += stats.duplicates;
-        totals.rejected += stats.rejected.len() as u64;
-        totals.positions += stats.positions;
-        let origins = in_flight.0.pop_front().unwrap_or_default();
+    fn committed(
+        &mut self,
+        stats: &BatchStats,
+        origins: &[Origin],
+        summary: &ImportSummary,
+    ) -> Result<()> {
+        let args = self.args;
         if args.format == Format::Json {
             for d in &stats.duplicate_of {
                 let Some(o) = origins.get(d.index) else {
                     continue;
                 };
                 serde_json::to_writer(
-                    &mut *out,
+                    &mut *self.out,
                     &DuplicateReport {
-                        file: &args.files[o.file],
+                        file: &args.files[o.input],
                         game: o.number,
                         line: o.line,
                         duplicate_of: d.of,
                     },
                 )?;
-                out.write_all(b"\n")?;
+                self.out.write_all(b"\n")?;
             }
         }
         if !args.quiet {
@@ -303,160 +244,72 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                 if let Some(o) = origins.get(r.index) {
                     let line = format!(
                         "kabir import: {}:{}: game {} not stored: {}",
-                        printable(&args.files[o.file]),
+                        printable(&args.files[o.input]),
                         o.line,
                         o.number,
                         printable(&r.error.to_string())
                     );
-                    progress.suspend(|| eprintln!("{line}"));
+                    self.progress.suspend(|| eprintln!("{line}"));
                 }
             }
         }
+        let counts = self.counts;
+        counts.imported.store(summary.imported, Ordering::Relaxed);
+        counts
+            .duplicates
+            .store(summary.duplicates, Ordering::Relaxed);
+        counts.rejected.store(summary.rejected, Ordering::Relaxed);
         Ok(())
-    };
-    let flush = |batch: &mut Vec<GameRecord>,
-                 origins: &mut Vec<Origin>,
-                 capacity: &mut usize,
-                 totals: &mut Totals,
-                 in_flight: &mut InFlight,
-                 out: &mut dyn Write|
-     -> Result<()> {
-        *capacity = (batch.len() + batch.len() / 8 + 16).min(most);
-        let full = std::mem::replace(batch, Vec::with_capacity(*capacity));
-        let sent = std::mem::replace(origins, Vec::with_capacity(*capacity));
-        if !full.is_empty() {
-            in_flight.0.push_back(sent);
-            if batches.send(full).is_err() {
-                // The writer stopped; its error is reported when it is joined.
-                return Err(WriterStopped.into());
-            }
-        }
-        for stats in stats_in.try_iter() {
-            committed(&stats, totals, in_flight, out)?;
-            report(totals);
-        }
-        Ok(())
-    };
-    let mut read_all = || -> Result<()> {
-        for (file, path) in args.files.iter().enumerate() {
-            totals.files += 1;
-            // Records (with their canonical text) are made on the worker threads, and a valid
-            // game's text and replay are dropped there.
-            let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(r, &raw) {
-                Ok(record) => match record.check() {
-                    Ok(()) => Read::Stored(Box::new(record), raw.start.line),
-                    Err(e) => Read::Rejected(Box::new(raw), Why::Refused(e)),
-                },
-                Err(r) => Read::Rejected(Box::new(raw), Why::Invalid(r)),
-            };
-            let how = Replaying {
-                hashes: true,
-                strict: args.strict,
-                bytes: Some(Arc::clone(&counts.bytes)),
-            };
-            replay_file_with(path, &registry, how, work, |number, read| {
-                totals.read += 1;
-                counts.read.fetch_add(1, Ordering::Relaxed);
-                let (mut raw, why) = match read {
-                    Read::Stored(record, line) => {
-                        let bytes = batch_bytes(&record);
-                        // The game that would take the batch over its memory starts the next.
-                        if !batch.is_empty() && batch_size + bytes > memory {
-                            flush(
-                                &mut batch,
-                                &mut origins,
-                                &mut capacity,
-                                &mut totals,
-                                &mut in_flight,
-                                out,
-                            )?;
-                            batch_size = 0;
-                        }
-                        batch_size += bytes;
-                        batch.push(*record);
-                        origins.push(Origin { file, number, line });
-                        if batch.len() as u64 >= args.batch {
-                            flush(
-                                &mut batch,
-                                &mut origins,
-                                &mut capacity,
-                                &mut totals,
-                                &mut in_flight,
-                                out,
-                            )?;
-                            batch_size = 0;
-                        }
-                        return Ok(());
-                    }
-                    Read::Rejected(raw, why) => (*raw, why),
-                };
-                raw.number = number;
-                totals.rejected += 1;
-                counts.rejected.store(totals.rejected, Ordering::Relaxed);
-                if !args.quiet {
-                    let stderr = std::io::stderr();
-                    let mut err = stderr.lock();
-                    let write = |err: &mut dyn Write| -> Result<()> {
-                        match &why {
-                            Why::Refused(e) => writeln!(
-                                err,
-                                "kabir import: {}:{}: game {} not stored: {}",
-                                printable(path),
-                                raw.start.line,
-                                raw.number,
-                                printable(&e.to_string())
-                            )?,
-                            Why::Invalid(r) => write_game(err, path, &raw, r, palette)?,
-                        }
-                        Ok(())
-                    };
-                    progress.suspend(|| write(&mut err))?;
-                }
-                if let Some(rejects_path) = &args.rejects {
-                    if rejects.is_none() {
-                        rejects = Some(BufWriter::new(File::create(rejects_path).with_context(
-                            || format!("cannot create {}", rejects_path.display()),
-                        )?));
-                    }
-                    if let Some(f) = rejects.as_mut() {
-                        f.write_all(&raw.source)?;
-                        if !raw.source.ends_with(b"\n") {
-                            f.write_all(b"\n")?;
-                        }
-                    }
-                }
-                Ok(())
-            })?;
-        }
-        Ok(())
-    };
-    // What was read before an input error is still stored: the batch being filled is sent,
-    // and the writer finishes what it has before the error is reported.
-    let read = read_all();
-    let sent = flush(
-        &mut batch,
-        &mut origins,
-        &mut capacity,
-        &mut totals,
-        &mut in_flight,
-        out,
-    );
-    drop(batches);
-    let written = writer
-        .join()
-        .map_err(|_| anyhow::anyhow!("the database writer failed"))?;
-    for stats in stats_in.try_iter() {
-        committed(&stats, &mut totals, &mut in_flight, out)?;
     }
+
+    fn read_failed(&mut self, input: usize, error: ReadError) -> anyhow::Error {
+        anyhow::Error::new(error).context(format!("cannot read {}", self.args.files[input]))
+    }
+
+    fn database_failed(&mut self, error: DbError) -> anyhow::Error {
+        anyhow::Error::new(error).context("cannot import into the database")
+    }
+}
+
+/// Imports; returns whether every game read was valid.
+pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
+    let registry = args.variant.registry()?;
+    let palette = Palette::new(args.color.enabled(&std::io::stderr()));
+    // The error names the file.
+    let mut db = Database::create_or_open(&args.db).context("cannot open the database")?;
+    let mut importer = db.importer().context("cannot import into the database")?;
+    importer.set_duplicate_rule(args.duplicates.rule());
+    let counts = Arc::new(Counts::default());
+    // The total is known when every input is a file with a size.
+    let total = args.files.iter().map(|f| file_size(f)).sum::<Option<u64>>();
+    let progress = Progress::start("kabir import", Arc::clone(&counts), total, args.quiet);
+    let options = ImportOptions {
+        batch_games: args.batch,
+        batch_bytes: args.batch_memory.saturating_mul(1_000_000),
+        strict: args.strict,
+    };
+    let started = Instant::now();
+    let mut reporter = Reporter {
+        args,
+        counts: &counts,
+        progress: &progress,
+        palette,
+        rejects: None,
+        out: &mut *out,
+    };
+    let inputs = args
+        .files
+        .iter()
+        .map(|path| open(path, Some(&counts.bytes)));
+    let outcome = importer.import_inputs(inputs, &registry, &options, &mut reporter);
+    let rejects = reporter.rejects.take();
     if let Some(mut f) = rejects {
         f.flush()?;
     }
     progress.finish();
-    // The first cause: the writer's own error explains why it stopped taking batches.
-    let failure: Option<anyhow::Error> = match (written, read, sent) {
-        (Err(e), _, _) => Some(anyhow::Error::new(e).context("cannot import into the database")),
-        (Ok(()), Err(e), _) | (Ok(()), Ok(()), Err(e)) => Some(e),
-        (Ok(()), Ok(()), Ok(())) => None,
+    let (totals, failure) = match outcome {
+        Ok(summary) => (summary, None),
+        Err(stopped) => (stopped.summary, Some(stopped.error)),
     };
     let secs = started.elapsed().as_secs_f64();
     match args.format {
@@ -469,7 +322,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
             writeln!(
                 out,
                 "files: {}, games read: {}, imported: {}, duplicates: {}, rejected: {}, positions: {}, time: {:.2} s ({:.0} games/s){note}",
-                totals.files,
+                totals.inputs,
                 totals.read,
                 totals.imported,
                 totals.duplicates,
@@ -481,7 +334,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         }
         Format::Json => {
             let summary = Summary {
-                files: totals.files,
+                files: totals.inputs,
                 games: totals.read,
                 imported: totals.imported,
                 duplicates: totals.duplicates,

@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::{Context, Result};
 
 use kabir::notation::game::RawGame;
-use kabir::notation::parallel::read_parallel;
-use kabir::notation::reader::{ReadError, ReaderOptions};
-use kabir::replay::{Replay, replay, replay_unhashed};
+use kabir::notation::reader::ReadError;
+use kabir::parallel::{ReplayOptions, replay_games};
+use kabir::replay::Replay;
 use kabir::variants::Registry;
 
 /// A reader that adds the bytes it reads to a count, for a progress bar.
@@ -31,7 +31,7 @@ impl<R: Read> Read for Counted<R> {
 
 /// Opens a game file (`-` is standard input); `.gz` and `.zst` files are decompressed. The
 /// reading is unbuffered: it is read in large pieces straight into the blocks of
-/// [`read_parallel`], with no buffer to copy through. With `bytes`, the bytes read from the
+/// [`replay_games`], with no buffer to copy through. With `bytes`, the bytes read from the
 /// file (before decompression, so they can be set against its size) are added to it.
 pub fn open(path: &str, bytes: Option<&Arc<AtomicU64>>) -> Result<Box<dyn Read + Send>> {
     let count = |r: Box<dyn Read + Send>| -> Box<dyn Read + Send> {
@@ -76,32 +76,31 @@ pub fn file_size(path: &str) -> Option<u64> {
 /// How the games of a file are replayed.
 #[derive(Debug, Clone, Default)]
 pub struct Replaying {
-    /// Keep each position's hash, for an index of positions ([`replay`]).
+    /// Keep each position's hash, for an index of positions.
     pub hashes: bool,
-    /// Report every move written in coordinate form, instead of one warning for a game
-    /// written entirely so ([`Replay::group_coordinate_warnings`]).
+    /// Report every move written in coordinate form (see [`ReplayOptions::strict`]).
     pub strict: bool,
     /// Where to count the bytes read, for a progress bar.
     pub bytes: Option<Arc<AtomicU64>>,
 }
 
-/// Reads every game of a file and replays it to check it ([`replay_unhashed`]), both on all
-/// cores (see [`kabir::notation::parallel`]), and calls `each` with each game and its replay
-/// in input order.
+/// Reads every game of a file and replays it to check it, both on all cores (see
+/// [`replay_games`]), and calls `each` with each game and its replay in input order.
 pub fn replay_file(
     path: &str,
     registry: &Registry,
     strict: bool,
     mut each: impl FnMut(&RawGame, &Replay) -> Result<()>,
 ) -> Result<()> {
+    let how = Replaying {
+        hashes: false,
+        strict,
+        bytes: None,
+    };
     replay_file_with(
         path,
         registry,
-        Replaying {
-            hashes: false,
-            strict,
-            bytes: None,
-        },
+        how,
         |raw, r| (raw, r),
         |number, (mut raw, mut r)| {
             // Games are numbered in input order only once they are handed on.
@@ -113,8 +112,7 @@ pub fn replay_file(
 }
 
 /// [`replay_file`] that hands each game and its replay to `work` on the worker thread that
-/// replayed it (which keeps what it needs: what it drops is freed where it was made) and what
-/// `work` gave to `each`, with the game's number.
+/// replayed it and what `work` gave to `each`, with the game's number ([`replay_games`]).
 pub fn replay_file_with<T: Send>(
     path: &str,
     registry: &Registry,
@@ -122,20 +120,14 @@ pub fn replay_file_with<T: Send>(
     work: impl Fn(RawGame, Replay) -> T + Sync,
     each: impl FnMut(u64, T) -> Result<()>,
 ) -> Result<()> {
-    read_parallel(
+    replay_games(
         open(path, how.bytes.as_ref())?,
-        ReaderOptions::default(),
-        |raw| {
-            let mut r = if how.hashes {
-                replay(&raw, registry)
-            } else {
-                replay_unhashed(&raw, registry)
-            };
-            if !how.strict {
-                r.group_coordinate_warnings(&raw);
-            }
-            work(raw, r)
+        registry,
+        ReplayOptions {
+            hashes: how.hashes,
+            strict: how.strict,
         },
+        work,
         each,
     )
     .map_err(|e: anyhow::Error| {

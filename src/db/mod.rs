@@ -15,6 +15,7 @@ mod import;
 mod index;
 mod name_index;
 pub mod names;
+mod pipeline;
 mod query;
 mod rebuild;
 mod record;
@@ -34,6 +35,7 @@ pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use error::DbError;
 pub use export::{ExportedGame, ExportedMove};
 pub use import::{BatchStats, Duplicate, DuplicateRule, Importer, Rejected};
+pub use pipeline::{ImportEvents, ImportOptions, ImportStopped, ImportSummary, NotStored, Origin};
 pub use query::{
     Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,
     StoredGame, VariantStats,

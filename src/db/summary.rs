@@ -147,7 +147,10 @@ impl BatchSummary {
                      + excluded.with_adventitious_kings,
                  with_citadel_entries = with_citadel_entries + excluded.with_citadel_entries",
         )?;
-        for ((variant, year, result, end), c) in &self.rows {
+        // In key order, so that the same games make the same file, byte for byte.
+        let mut rows: Vec<_> = self.rows.iter().collect();
+        rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for ((variant, year, result, end), c) in rows {
             let n = |v: u64| v as i64;
             let year = match year {
                 Some(y) => String::from_utf8_lossy(y).into_owned(),
@@ -180,7 +183,9 @@ impl BatchSummary {
             "INSERT INTO summary_length (variant, plies, games) VALUES (?1, ?2, ?3)
              ON CONFLICT (variant, plies) DO UPDATE SET games = games + excluded.games",
         )?;
-        for ((variant, plies), games) in &self.lengths {
+        let mut lengths: Vec<_> = self.lengths.iter().collect();
+        lengths.sort_unstable();
+        for ((variant, plies), games) in lengths {
             stmt.execute(params![variant, plies, *games as i64])?;
         }
         let mut stmt = tx.prepare_cached(
@@ -188,7 +193,9 @@ impl BatchSummary {
              ON CONFLICT (variant, kind) DO UPDATE SET moves = moves + excluded.moves,
                  games = games + excluded.games",
         )?;
-        for ((variant, kind), (moves, games)) in &self.promotions {
+        let mut promotions: Vec<_> = self.promotions.iter().collect();
+        promotions.sort_unstable();
+        for ((variant, kind), (moves, games)) in promotions {
             stmt.execute(params![variant, kind, *moves as i64, *games as i64])?;
         }
         let mut rows: Vec<(i64, OpeningRow)> = self
