@@ -145,19 +145,7 @@ fn show(
     }
     writeln!(out, "{tags}")?;
     let s = &game.special;
-    let mut special: Vec<String> = [
-        (s.swaps, "king swap"),
-        (s.lifts, "lift"),
-        (s.relocations, "relocation"),
-        (s.promotions, "promotion"),
-        (s.arrivals, "pawn of pawns arrival"),
-        (s.adventitious_kings, "adventitious king"),
-        (s.citadel_entries, "citadel entry"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, what)| format!("{n} {what}{}", if *n == 1 { "" } else { "s" }))
-    .collect();
+    let mut special = s.phrases();
     special.extend(
         s.promotions_by_kind
             .iter()

@@ -220,6 +220,21 @@ pub struct SpecialSummary {
     pub promotions_by_kind: BTreeMap<String, u64>,
 }
 
+impl SpecialSummary {
+    /// Each kind of special move, in words with its count (see [`SpecialMoves::phrases`](super::SpecialMoves::phrases)).
+    pub fn phrases(&self) -> Vec<String> {
+        super::record::special_phrases([
+            self.swaps,
+            self.lifts,
+            self.relocations,
+            self.promotions,
+            self.arrivals,
+            self.adventitious_kings,
+            self.citadel_draws,
+        ])
+    }
+}
+
 /// A move of a [`GameAnswer`].
 #[derive(Debug, Clone, Serialize)]
 pub struct MoveAnswer {

@@ -168,6 +168,41 @@ pub struct SpecialMoves {
     pub promotions_by_kind: Vec<(String, u64)>,
 }
 
+impl SpecialMoves {
+    /// Each kind of special move the game has, in words with its count ("2 king swaps",
+    /// "1 citadel draw"), in a fixed order; promotions by kind not included.
+    pub fn phrases(&self) -> Vec<String> {
+        special_phrases([
+            self.swaps,
+            self.lifts,
+            self.relocations,
+            self.promotions,
+            self.arrivals,
+            self.adventitious_kings,
+            self.citadel_entries,
+        ])
+    }
+}
+
+/// The words of [`SpecialMoves::phrases`], for counts in its order.
+pub(crate) fn special_phrases(counts: [u64; 7]) -> Vec<String> {
+    const WHAT: [&str; 7] = [
+        "king swap",
+        "lift",
+        "relocation",
+        "promotion",
+        "pawn of pawns arrival",
+        "adventitious king",
+        "citadel draw",
+    ];
+    counts
+        .iter()
+        .zip(WHAT)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, what)| format!("{n} {what}{}", if *n == 1 { "" } else { "s" }))
+        .collect()
+}
+
 /// Why a record was not stored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecordError {

@@ -727,19 +727,7 @@ fn game_view(
     const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
     tags.sort_by_key(|(k, _)| ROSTER.iter().position(|r| r == k).unwrap_or(ROSTER.len()));
     let s = &game.special;
-    let specials: Vec<String> = [
-        (s.swaps, "king swap"),
-        (s.lifts, "lift"),
-        (s.relocations, "relocation"),
-        (s.promotions, "promotion"),
-        (s.arrivals, "pawn of pawns arrival"),
-        (s.adventitious_kings, "adventitious king"),
-        (s.citadel_draws, "citadel draw"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, what)| format!("{n} {what}{}", if *n == 1 { "" } else { "s" }))
-    .collect();
+    let specials = s.phrases();
 
     let move_caption = match (cur, &before) {
         (Some(f), Some(b)) => Some(move_label(b, &f.m.san)),
