@@ -95,7 +95,10 @@ impl ProblemKind {
 }
 
 /// One problem found in a game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// The position and the moves are kept as the rules know them; reports turn them into text
+/// ([`Position::to_fen`], [`Problem::legal_san`]) when they print them.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     pub kind: ProblemKind,
     /// Whether it makes the game invalid.
@@ -108,14 +111,77 @@ pub struct Problem {
     /// What is wrong, in words.
     pub message: String,
     /// The move's ply from the start of the game (1 for White's first move), for move problems.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ply: Option<u32>,
-    /// The position before the move, for move problems.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub position: Option<String>,
-    /// Legal moves that came close (same piece or same destination), in canonical SAN.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub legal: Vec<String>,
+    /// The position before the move, for move problems; the final position, for a result
+    /// that contradicts it.
+    pub position: Option<Box<Position>>,
+    /// Legal moves in `position` that came close (same piece or same destination).
+    pub legal: Vec<Move>,
+    /// The moves the game allowed in `position`, which `legal` is written out against (a
+    /// move's SAN names its origin only when another of them could be meant). Not always
+    /// what the position alone allows: a game's history can forbid a move (permanent check)
+    /// and a game played on past a draw allows moves that the position does not. Empty when
+    /// `legal` is.
+    among: Vec<Move>,
+}
+
+impl Problem {
+    /// A problem with no move or position attached.
+    fn at(kind: ProblemKind, error: bool, span: Span, text: &str, message: String) -> Problem {
+        Problem {
+            kind,
+            error,
+            line: span.line,
+            column: span.column,
+            text: short(text),
+            message,
+            ply: None,
+            position: None,
+            legal: Vec::new(),
+            among: Vec::new(),
+        }
+    }
+
+    /// [`Problem::legal`] in canonical SAN, as reports print them.
+    pub fn legal_san(&self) -> Vec<String> {
+        match &self.position {
+            Some(pos) => self
+                .legal
+                .iter()
+                .map(|&m| san(pos, m, &self.among))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// In JSON a problem reads as reports print it: the position as a position string, the
+/// legal moves in canonical SAN, and absent fields left out.
+impl Serialize for Problem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Problem", 9)?;
+        st.serialize_field("kind", &self.kind)?;
+        st.serialize_field("error", &self.error)?;
+        st.serialize_field("line", &self.line)?;
+        st.serialize_field("column", &self.column)?;
+        st.serialize_field("text", &self.text)?;
+        st.serialize_field("message", &self.message)?;
+        match self.ply {
+            Some(ply) => st.serialize_field("ply", &ply)?,
+            None => st.skip_field("ply")?,
+        }
+        match &self.position {
+            Some(pos) => st.serialize_field("position", &pos.to_fen())?,
+            None => st.skip_field("position")?,
+        }
+        if self.legal.is_empty() {
+            st.skip_field("legal")?;
+        } else {
+            st.serialize_field("legal", &self.legal_san())?;
+        }
+        st.end()
+    }
 }
 
 /// A game after replay.
@@ -211,10 +277,10 @@ struct Pending {
     ply: u32,
     span: Span,
     written: Option<Suffix>,
-    /// The position before the move, as a position string, when the mark written is likely
-    /// to be wrong (no mark, or `#`): taken while it is at hand, since finding it later would
-    /// mean playing the game again from its start.
-    before: Option<Box<str>>,
+    /// The position before the move, when the mark written is likely to be wrong (no mark,
+    /// or `#`): taken while it is at hand, since finding it later would mean playing the game
+    /// again from its start.
+    before: Option<Box<Position>>,
 }
 
 /// The line of play being replayed (the main line, or the innermost variation open), on the
@@ -387,15 +453,14 @@ impl Replay {
             self.opening_san(COORDINATE_PLIES_SHOWN)
         );
         self.problems.push(Problem {
-            kind: ProblemKind::NonCanonical,
-            error: false,
-            line: first.span.line,
-            column: first.span.column,
-            text: short(&raw.text(first.span)),
-            message,
             ply: Some(1),
-            position: None,
-            legal: Vec::new(),
+            ..Problem::at(
+                ProblemKind::NonCanonical,
+                false,
+                first.span,
+                &raw.text(first.span),
+                message,
+            )
         });
         self.problems.sort_by_key(|p| (p.line, p.column));
     }
@@ -736,17 +801,8 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
             },
             _ => format!("expected {}", d.kind.expected()),
         };
-        r.problems.push(Problem {
-            kind,
-            error,
-            line: d.span.line,
-            column: d.span.column,
-            text: short(&raw.text(d.span)),
-            message,
-            ply: None,
-            position: None,
-            legal: Vec::new(),
-        });
+        r.problems
+            .push(Problem::at(kind, error, d.span, &raw.text(d.span), message));
     }
     let game_span = raw.start;
     let tag_span = |name: &str| {
@@ -755,16 +811,8 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
             .find(|t| raw.bytes(t.name) == name.as_bytes())
             .map_or(game_span, |t| t.span)
     };
-    let problem = |kind: ProblemKind, span: Span, text: String, message: String| Problem {
-        kind,
-        error: kind.is_error(),
-        line: span.line,
-        column: span.column,
-        text: short(&text),
-        message,
-        ply: None,
-        position: None,
-        legal: Vec::new(),
+    let problem = |kind: ProblemKind, span: Span, text: String, message: String| {
+        Problem::at(kind, kind.is_error(), span, &text, message)
     };
 
     // The variant and the start position.
@@ -969,7 +1017,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
             };
             if contradicts {
                 r.problems.push(Problem {
-                    position: Some(main.game.position().to_fen()),
+                    position: Some(Box::new(main.game.position().clone())),
                     ..problem(
                         ProblemKind::ResultContradicts,
                         span,
@@ -1017,16 +1065,16 @@ fn play(
     if past_draw {
         legal = game.legal_moves_past_end();
     }
-    let at = |kind: ProblemKind, message: String, legal_moves: &[Move]| Problem {
-        kind,
-        error: kind.is_error(),
-        line: span.line,
-        column: span.column,
-        text: short(&written),
-        message,
+    let at = |kind: ProblemKind, message: String, close: &[Move]| Problem {
         ply: Some(ply),
-        position: Some(pos.to_fen()),
-        legal: legal_moves.iter().map(|&m| san(pos, m, &legal)).collect(),
+        position: Some(Box::new(pos.clone())),
+        legal: close.to_vec(),
+        among: if close.is_empty() {
+            Vec::new()
+        } else {
+            legal.clone()
+        },
+        ..Problem::at(kind, kind.is_error(), span, &written, message)
     };
     if legal.is_empty() {
         let why = match pos.status_with(false) {
@@ -1236,15 +1284,9 @@ fn finish(
         return mark;
     }
     let warn = |kind: ProblemKind, message: String| Problem {
-        kind,
-        error: false,
-        line: span.line,
-        column: span.column,
-        text: short(written),
-        message,
         ply: Some(ply),
-        position: Some(game.previous_position().to_fen()),
-        legal: Vec::new(),
+        position: Some(Box::new(game.previous_position())),
+        ..Problem::at(kind, false, span, written, message)
     };
     if body != canonical {
         problems.push(warn(
@@ -1287,17 +1329,23 @@ fn mark_message(written: Option<Suffix>, right: Option<Suffix>) -> String {
 }
 
 /// A check-mark warning on the move at `span`, ply `ply`, played in `before`.
-fn mark_problem(raw: &RawGame, span: Span, ply: u32, before: String, message: String) -> Problem {
+fn mark_problem(
+    raw: &RawGame,
+    span: Span,
+    ply: u32,
+    before: Box<Position>,
+    message: String,
+) -> Problem {
     Problem {
-        kind: ProblemKind::CheckMark,
-        error: false,
-        line: span.line,
-        column: span.column,
-        text: short(&raw.text(span)),
-        message,
         ply: Some(ply),
         position: Some(before),
-        legal: Vec::new(),
+        ..Problem::at(
+            ProblemKind::CheckMark,
+            false,
+            span,
+            &raw.text(span),
+            message,
+        )
     }
 }
 
@@ -1326,11 +1374,9 @@ fn wrong_mark(r: &mut Replay, raw: &RawGame, game: &Game, p: Pending, right: Opt
     // A move was played after it only when it was no mate, and then `+` is right: a mark
     // other than `+` brought its position with it.
     let before = match p.before {
-        Some(fen) => fen.into(),
-        None if as_left => game.previous_position().to_fen(),
-        None => game
-            .position_after(p.ply.saturating_sub(1) as usize)
-            .to_fen(),
+        Some(pos) => pos,
+        None if as_left => Box::new(game.previous_position()),
+        None => Box::new(game.position_after(p.ply.saturating_sub(1) as usize)),
     };
     r.problems.push(mark_problem(
         raw,
@@ -1386,7 +1432,7 @@ fn quick_run<const HASH: bool>(
                         span: tok.span,
                         written: short.suffix,
                         before: (short.suffix != Some(Suffix::Check))
-                            .then(|| game.previous_position().to_fen().into()),
+                            .then(|| Box::new(game.previous_position())),
                     });
                     push_run(r, run, i + 1);
                     run = i + 1;
@@ -1395,7 +1441,7 @@ fn quick_run<const HASH: bool>(
                         raw,
                         tok.span,
                         ply,
-                        game.previous_position().to_fen(),
+                        Box::new(game.previous_position()),
                         mark_message(Some(w), None),
                     ));
                 }
