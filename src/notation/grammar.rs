@@ -21,7 +21,7 @@
 //! slice and what it read; what it read borrows from the input. None knows the rules:
 //! whether a letter names a piece of the variant, or a square is on its board, is decided
 //! later. [`read_move`] reads a whole move's text with them and, when the text is not a
-//! move, says why; [`SanPlus::from_ascii`] gives the same results (it reads the common short
+//! move, says why; [`SanPlus::from_ascii`] gives the same results (it reads the common fast
 //! forms such as `e4` and `Nxf3` without the grammar, and everything else with it).
 //!
 //! ```
