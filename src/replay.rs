@@ -254,7 +254,8 @@ enum CanonText {
     /// `len` bytes of `Replay::canonical_text` from `start`.
     Written { start: u32, len: u16 },
     /// Tokens `token..end`: each move among them is its token's fast form (see
-    /// [`PackedFastSan`](crate::notation::san::PackedFastSan)), without the mark it was written with.
+    /// [`PackedFastSan`](crate::notation::san::PackedFastSan)), without the mark it was
+    /// written with.
     Run { end: u32 },
 }
 
@@ -752,9 +753,9 @@ pub fn replay_unhashed(raw: &RawGame, registry: &Registry) -> Replay {
     replay_with(raw, registry, true, false)
 }
 
-/// [`replay`] without the fast paths, as a reference for tests: every move is resolved among all the
-/// legal moves of its position and every check mark is judged at once. Gives the same
-/// [`Replay`] as [`replay`].
+/// [`replay`] without the fast paths, as a reference for tests: every move is resolved among
+/// all the legal moves of its position and every check mark is judged at once. Gives the
+/// same [`Replay`] as [`replay`].
 #[doc(hidden)]
 pub fn replay_reference(raw: &RawGame, registry: &Registry) -> Replay {
     replay_with(raw, registry, false, true)
