@@ -13,7 +13,7 @@
 //!
 //! What each element is, the notation's grammar says ([`grammar`], section 10 of the spec in
 //! nom): the reader finds where an element ends, as the input streams in, and reads it with
-//! its production (a tag pair with [`grammar::tag_pair`], a move with [`grammar::r#move`], a
+//! its production (a tag pair with [`grammar::tag_pair`], a move with `grammar::r#move`, a
 //! NAG, a move number, a result...). Two hand-written fast paths read the common forms
 //! without it: tag pairs such as `[Event "x"]` (`fast_tag_pair`) and the movetext loop of
 //! blanks, move numbers and moves in a fast form (`Reader::fast_movetext`, with
