@@ -11,12 +11,12 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::notation::game::{DiagnosticKind, RawGame, Severity, TokenKind};
-use crate::notation::san::{San, SanPlus, ShortSan, Suffix};
+use crate::notation::san::{FastSan, San, SanPlus, Suffix};
 use crate::notation::span::Span;
 use crate::notation::tags::{self, GameResult};
 use crate::notation::{LineWriter, ResolveError, resolve, san, san_into, write_tags};
 use crate::rules::{
-    Color, Game, Move, Outcome, Position, Quick, Status, Takeback, Termination, Variant,
+    Color, FastMove, Game, Move, Outcome, Position, Status, Takeback, Termination, Variant,
 };
 use crate::variants::Registry;
 
@@ -95,7 +95,10 @@ impl ProblemKind {
 }
 
 /// One problem found in a game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// The position and the moves are kept as the rules know them; reports turn them into text
+/// ([`Position::to_fen`], [`Problem::legal_san`]) when they print them.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     pub kind: ProblemKind,
     /// Whether it makes the game invalid.
@@ -108,14 +111,77 @@ pub struct Problem {
     /// What is wrong, in words.
     pub message: String,
     /// The move's ply from the start of the game (1 for White's first move), for move problems.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ply: Option<u32>,
-    /// The position before the move, for move problems.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub position: Option<String>,
-    /// Legal moves that came close (same piece or same destination), in canonical SAN.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub legal: Vec<String>,
+    /// The position before the move, for move problems; the final position, for a result
+    /// that contradicts it.
+    pub position: Option<Box<Position>>,
+    /// Legal moves in `position` that came close (same piece or same destination).
+    pub legal: Vec<Move>,
+    /// The moves the game allowed in `position`, which `legal` is written out against (a
+    /// move's SAN names its origin only when another of them could be meant). Not always
+    /// what the position alone allows: a game's history can forbid a move (permanent check)
+    /// and a game played on past a draw allows moves that the position does not. Empty when
+    /// `legal` is.
+    among: Vec<Move>,
+}
+
+impl Problem {
+    /// A problem with no move or position attached.
+    fn at(kind: ProblemKind, error: bool, span: Span, text: &str, message: String) -> Problem {
+        Problem {
+            kind,
+            error,
+            line: span.line,
+            column: span.column,
+            text: short(text),
+            message,
+            ply: None,
+            position: None,
+            legal: Vec::new(),
+            among: Vec::new(),
+        }
+    }
+
+    /// [`Problem::legal`] in canonical SAN, as reports print them.
+    pub fn legal_san(&self) -> Vec<String> {
+        match &self.position {
+            Some(pos) => self
+                .legal
+                .iter()
+                .map(|&m| san(pos, m, &self.among))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// In JSON a problem reads as reports print it: the position as a position string, the
+/// legal moves in canonical SAN, and absent fields left out.
+impl Serialize for Problem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Problem", 9)?;
+        st.serialize_field("kind", &self.kind)?;
+        st.serialize_field("error", &self.error)?;
+        st.serialize_field("line", &self.line)?;
+        st.serialize_field("column", &self.column)?;
+        st.serialize_field("text", &self.text)?;
+        st.serialize_field("message", &self.message)?;
+        match self.ply {
+            Some(ply) => st.serialize_field("ply", &ply)?,
+            None => st.skip_field("ply")?,
+        }
+        match &self.position {
+            Some(pos) => st.serialize_field("position", &pos.to_fen())?,
+            None => st.skip_field("position")?,
+        }
+        if self.legal.is_empty() {
+            st.skip_field("legal")?;
+        } else {
+            st.serialize_field("legal", &self.legal_san())?;
+        }
+        st.end()
+    }
 }
 
 /// A game after replay.
@@ -173,7 +239,7 @@ fn short_value(raw: &RawGame, tag: &crate::notation::game::Tag) -> String {
 
 /// The canonical SAN of the moves that movetext tokens resolved to: one move whose canonical
 /// text was written out, or a run of tokens whose moves were each written canonically in a
-/// short form (the common case: one entry for many moves, and nothing copied).
+/// fast form (the common case: one entry for many moves, and nothing copied).
 #[derive(Debug, Clone, Copy)]
 struct Canon {
     /// The (first) token.
@@ -187,8 +253,9 @@ struct Canon {
 enum CanonText {
     /// `len` bytes of `Replay::canonical_text` from `start`.
     Written { start: u32, len: u16 },
-    /// Tokens `token..end`: each move among them is its token's short form (see
-    /// [`PackedShort`](crate::notation::san::PackedShort)), without the mark it was written with.
+    /// Tokens `token..end`: each move among them is its token's fast form (see
+    /// [`PackedFastSan`](crate::notation::san::PackedFastSan)), without the mark it was
+    /// written with.
     Run { end: u32 },
 }
 
@@ -211,10 +278,10 @@ struct Pending {
     ply: u32,
     span: Span,
     written: Option<Suffix>,
-    /// The position before the move, as a position string, when the mark written is likely
-    /// to be wrong (no mark, or `#`): taken while it is at hand, since finding it later would
-    /// mean playing the game again from its start.
-    before: Option<Box<str>>,
+    /// The position before the move, when the mark written is likely to be wrong (no mark,
+    /// or `#`): taken while it is at hand, since finding it later would mean playing the game
+    /// again from its start.
+    before: Option<Box<Position>>,
 }
 
 /// The line of play being replayed (the main line, or the innermost variation open), on the
@@ -387,15 +454,14 @@ impl Replay {
             self.opening_san(COORDINATE_PLIES_SHOWN)
         );
         self.problems.push(Problem {
-            kind: ProblemKind::NonCanonical,
-            error: false,
-            line: first.span.line,
-            column: first.span.column,
-            text: short(&raw.text(first.span)),
-            message,
             ply: Some(1),
-            position: None,
-            legal: Vec::new(),
+            ..Problem::at(
+                ProblemKind::NonCanonical,
+                false,
+                first.span,
+                &raw.text(first.span),
+                message,
+            )
         });
         self.problems.sort_by_key(|p| (p.line, p.column));
     }
@@ -687,21 +753,24 @@ pub fn replay_unhashed(raw: &RawGame, registry: &Registry) -> Replay {
     replay_with(raw, registry, true, false)
 }
 
-/// [`replay`] the slow way, as a reference for tests: every move is resolved among all the
-/// legal moves of its position and every check mark is judged at once. Gives the same
-/// [`Replay`] as [`replay`].
+/// [`replay`] without the fast paths, as a reference for tests: every move is resolved among
+/// all the legal moves of its position and every check mark is judged at once. Gives the
+/// same [`Replay`] as [`replay`].
 #[doc(hidden)]
 pub fn replay_reference(raw: &RawGame, registry: &Registry) -> Replay {
     replay_with(raw, registry, false, true)
 }
 
-fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool) -> Replay {
+/// Replays a game: `fast` takes the fast paths (a line's run of moves in a fast form played
+/// without resolving, and a move resolved among the moves to its square), which the
+/// reference replay leaves out; `hashes` keeps the game's position hashes.
+fn replay_with(raw: &RawGame, registry: &Registry, fast: bool, hashes: bool) -> Replay {
     let mut r = Replay {
         number: raw.number,
         variant: None,
         game: None,
         problems: Vec::new(),
-        // An entry per run of short-form moves, per check and per move resolved the general
+        // An entry per run of fast-form moves, per check and per move resolved the general
         // way.
         canonical: Vec::with_capacity(raw.tokens.len() / 8),
         canonical_text: String::new(),
@@ -709,6 +778,28 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         final_status: None,
         end_ply: None,
     };
+    let syntax_error = reader_problems(&mut r, raw);
+    let Some((variant, start)) = variant_and_start(&mut r, raw, registry) else {
+        return r;
+    };
+    if syntax_error {
+        // The reader abandoned this game's text; replaying a fragment would only add noise.
+        r.game = Some(Box::new(Game::new(start)));
+        return r;
+    }
+    let mut main_line = Game::new(start);
+    if !hashes {
+        main_line = main_line.without_hashes();
+    }
+    main_line.reserve(raw.tokens.len());
+    let main = replay_lines(&mut r, raw, &variant, main_line, fast);
+    judge_end(&mut r, raw, main);
+    r.problems.sort_by_key(|p| (p.line, p.column));
+    r
+}
+
+/// The reader's diagnostics, as problems; whether one of them is an error.
+fn reader_problems(r: &mut Replay, raw: &RawGame) -> bool {
     let mut syntax_error = false;
     for d in &raw.diagnostics {
         // The replay checks the result itself, with more to say.
@@ -736,67 +827,61 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
             },
             _ => format!("expected {}", d.kind.expected()),
         };
-        r.problems.push(Problem {
-            kind,
-            error,
-            line: d.span.line,
-            column: d.span.column,
-            text: short(&raw.text(d.span)),
-            message,
-            ply: None,
-            position: None,
-            legal: Vec::new(),
-        });
+        r.problems
+            .push(Problem::at(kind, error, d.span, &raw.text(d.span), message));
     }
-    let game_span = raw.start;
-    let tag_span = |name: &str| {
-        raw.tags
-            .iter()
-            .find(|t| raw.bytes(t.name) == name.as_bytes())
-            .map_or(game_span, |t| t.span)
-    };
-    let problem = |kind: ProblemKind, span: Span, text: String, message: String| Problem {
-        kind,
-        error: kind.is_error(),
-        line: span.line,
-        column: span.column,
-        text: short(&text),
-        message,
-        ply: None,
-        position: None,
-        legal: Vec::new(),
-    };
+    syntax_error
+}
 
-    // The variant and the start position.
+/// Where the first tag named `name` is, else where the game starts.
+fn tag_span(raw: &RawGame, name: &str) -> Span {
+    raw.tags
+        .iter()
+        .find(|t| raw.bytes(t.name) == name.as_bytes())
+        .map_or(raw.start, |t| t.span)
+}
+
+/// A problem with no move, at `span`.
+fn game_problem(kind: ProblemKind, span: Span, text: &str, message: String) -> Problem {
+    Problem::at(kind, kind.is_error(), span, text, message)
+}
+
+/// The game's variant and start position, from its tags (or the registry's default variant);
+/// `None`, with the problem recorded, when either is wrong.
+fn variant_and_start(
+    r: &mut Replay,
+    raw: &RawGame,
+    registry: &Registry,
+) -> Option<(Arc<Variant>, Position)> {
     let variant = match raw.tag(tags::VARIANT) {
         Some(name) => match registry.find(&name) {
             Some(v) => v.clone(),
             None => {
-                r.problems.push(problem(
+                r.problems.push(game_problem(
                     ProblemKind::UnknownVariant,
-                    tag_span(tags::VARIANT),
-                    name.to_string(),
+                    tag_span(raw, tags::VARIANT),
+                    &name,
                     format!(
                         "unknown variant {name:?}; known variants: {}",
                         registry.ids().join(", ")
                     ),
                 ));
-                return r;
+                return None;
             }
         },
         None => match registry.default_variant() {
             Some(v) => v.clone(),
             None => {
-                r.problems.push(problem(
+                r.problems.push(game_problem(
                     ProblemKind::MissingVariant,
-                    game_span,
-                    String::new(),
+                    raw.start,
+                    "",
                     format!(
                         "no Variant tag; name the variant in the game or give a default with --variant (one of {})",
                         registry.ids().join(", ")
                     ),
                 ));
-                return r;
+                return None;
             }
         },
     };
@@ -805,28 +890,29 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         Some(fen) => match Position::from_fen(&variant, &fen) {
             Ok(p) => p,
             Err(e) => {
-                r.problems.push(problem(
+                r.problems.push(game_problem(
                     ProblemKind::BadFen,
-                    tag_span(tags::FEN),
-                    fen.to_string(),
+                    tag_span(raw, tags::FEN),
+                    &fen,
                     format!("bad FEN for {}: {e}", variant.name()),
                 ));
-                return r;
+                return None;
             }
         },
         None => Position::start(&variant),
     };
-    if syntax_error {
-        // The reader abandoned this game's text; replaying a fragment would only add noise.
-        r.game = Some(Box::new(Game::new(start)));
-        return r;
-    }
+    Some((variant, start))
+}
 
-    let mut main_line = Game::new(start);
-    if !hashes {
-        main_line = main_line.without_hashes();
-    }
-    main_line.reserve(raw.tokens.len());
+/// Replays the movetext on `main_line`: the main line and its variations, each from its
+/// branch point. Returns the main line's frame, its last mark not settled yet.
+fn replay_lines(
+    r: &mut Replay,
+    raw: &RawGame,
+    variant: &Variant,
+    main_line: Game,
+    fast: bool,
+) -> Frame {
     let mut frame = Frame {
         game: Box::new(main_line),
         scratch: Vec::with_capacity(16),
@@ -839,16 +925,16 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
     let mut stack: Vec<Suspended> = Vec::new();
     let mut next = 0;
     while next < raw.tokens.len() {
-        if shortcuts && !frame.dead {
-            // The run keeps no takebacks (a test at each move cost games without variations
-            // 1.3% of the replay's instructions): a game with a variation finds them after
-            // it, by playing its moves again from the position before it.
+        if fast && !frame.dead {
+            // The run keeps no takebacks (a test at each move would cost every game): a game
+            // with a variation finds them after it, by playing its moves again from the
+            // position before it.
             let before = frame.log.as_ref().map(|_| frame.game.position().clone());
             let from = frame.game.moves().len();
             next = if frame.game.hashing() {
-                quick_run::<true>(&mut r, raw, &mut frame, &variant, next)
+                fast_run::<true>(r, raw, &mut frame, variant, next)
             } else {
-                quick_run::<false>(&mut r, raw, &mut frame, &variant, next)
+                fast_run::<false>(r, raw, &mut frame, variant, next)
             };
             if let Some(before) = before {
                 frame.played_from(before, from);
@@ -860,49 +946,11 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         let i = next;
         next += 1;
         match tok.kind {
-            TokenKind::Move(_) => {
-                if frame.dead {
-                    continue;
-                }
-                let start = r.canonical_text.len();
-                let Some(sp) = raw.san(tok) else {
-                    if let Some(p) = frame.pending.take() {
-                        let mate = is_mate(&frame.game);
-                        settle(&mut r, raw, &frame.game, p, mate);
-                    }
-                    continue;
-                };
-                // A pending check was no mate if this move is legal: judging mate (a search
-                // for a legal move) is left for when it is not.
-                let pending = frame.pending.take();
-                let (text, problems) = (&mut r.canonical_text, &mut r.problems);
-                let played = play(&mut frame, &sp, raw, tok.span, text, problems, shortcuts);
-                if let Some(p) = pending {
-                    let mate = played.is_err() && is_mate(&frame.game);
-                    settle(&mut r, raw, &frame.game, p, mate);
-                }
-                match played {
-                    Ok(mark) => {
-                        frame.played();
-                        let len = r.canonical_text.len() - start;
-                        if let (Ok(start), Ok(len)) = (u32::try_from(start), u16::try_from(len)) {
-                            r.canonical.push(Canon {
-                                token: i as u32,
-                                text: CanonText::Written { start, len },
-                                mark,
-                            });
-                        }
-                    }
-                    Err(p) => {
-                        r.problems.push(*p);
-                        frame.dead = true;
-                    }
-                }
-            }
+            TokenKind::Move(_) => general_move(r, raw, &mut frame, i, fast),
             TokenKind::VariationStart => stack.push(frame.begin_variation()),
             TokenKind::VariationEnd => {
                 if let Some(parent) = stack.pop() {
-                    end_line(&mut r, raw, &mut frame);
+                    end_line(r, raw, &mut frame);
                     frame.end_variation(parent);
                 }
             }
@@ -910,10 +958,60 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         }
     }
     while let Some(parent) = stack.pop() {
-        end_line(&mut r, raw, &mut frame);
+        end_line(r, raw, &mut frame);
         frame.end_variation(parent);
     }
-    let mut main = frame;
+    frame
+}
+
+/// The general way for the move of token `i`: read its SAN, resolve it among the legal moves
+/// (or among the moves to its square, when `fast`), play it, and record its canonical text,
+/// its warnings, or the error that ends its line.
+#[inline]
+fn general_move(r: &mut Replay, raw: &RawGame, frame: &mut Frame, i: usize, fast: bool) {
+    let Some(tok) = raw.tokens.get(i) else { return };
+    if frame.dead {
+        return;
+    }
+    let start = r.canonical_text.len();
+    let Some(sp) = raw.san(tok) else {
+        if let Some(p) = frame.pending.take() {
+            let mate = is_mate(&frame.game);
+            settle(r, raw, &frame.game, p, mate);
+        }
+        return;
+    };
+    // A pending check was no mate if this move is legal: judging mate (a search for a legal
+    // move) is left for when it is not.
+    let pending = frame.pending.take();
+    let (text, problems) = (&mut r.canonical_text, &mut r.problems);
+    let played = play(frame, &sp, raw, tok.span, text, problems, fast);
+    if let Some(p) = pending {
+        let mate = played.is_err() && is_mate(&frame.game);
+        settle(r, raw, &frame.game, p, mate);
+    }
+    match played {
+        Ok(mark) => {
+            frame.played();
+            let len = r.canonical_text.len() - start;
+            if let (Ok(start), Ok(len)) = (u32::try_from(start), u16::try_from(len)) {
+                r.canonical.push(Canon {
+                    token: i as u32,
+                    text: CanonText::Written { start, len },
+                    mark,
+                });
+            }
+        }
+        Err(p) => {
+            r.problems.push(*p);
+            frame.dead = true;
+        }
+    }
+}
+
+/// The end of the main line: its status, its last check mark settled, and the result
+/// written checked against the `Result` tag and the final position. The game goes to `r`.
+fn judge_end(r: &mut Replay, raw: &RawGame, mut main: Frame) {
     let status = main.game.status();
     r.final_status = Some(status);
     if status.is_over() {
@@ -928,7 +1026,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
                 ..
             }
         );
-        settle(&mut r, raw, &main.game, p, mate);
+        settle(r, raw, &main.game, p, mate);
     }
     r.complete = !main.dead;
 
@@ -942,14 +1040,14 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
         .iter()
         .rev()
         .find(|t| matches!(t.kind, TokenKind::Result(_)))
-        .map_or(tag_span(tags::RESULT), |t| t.span);
+        .map_or_else(|| tag_span(raw, tags::RESULT), |t| t.span);
     if let (Some(w), Some(t)) = (written, tagged)
         && w != t
     {
-        r.problems.push(problem(
+        r.problems.push(game_problem(
             ProblemKind::ResultMismatch,
             result_span,
-            w.as_str().to_string(),
+            w.as_str(),
             format!("the result {w} after the moves differs from the Result tag {t}"),
         ));
     }
@@ -959,7 +1057,10 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
             outcome,
         } = status
     {
-        for (claimed, span) in [(written, result_span), (tagged, tag_span(tags::RESULT))] {
+        for (claimed, span) in [
+            (written, result_span),
+            (tagged, tag_span(raw, tags::RESULT)),
+        ] {
             let Some(claimed) = claimed else { continue };
             let contradicts = match claimed {
                 GameResult::WhiteWins => outcome != Outcome::WhiteWins,
@@ -969,11 +1070,11 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
             };
             if contradicts {
                 r.problems.push(Problem {
-                    position: Some(main.game.position().to_fen()),
-                    ..problem(
+                    position: Some(Box::new(main.game.position().clone())),
+                    ..game_problem(
                         ProblemKind::ResultContradicts,
                         span,
-                        claimed.as_str().to_string(),
+                        claimed.as_str(),
                         format!(
                             "the game ended by {} ({}) but the result says {claimed}",
                             termination.as_str(),
@@ -985,9 +1086,7 @@ fn replay_with(raw: &RawGame, registry: &Registry, shortcuts: bool, hashes: bool
             }
         }
     }
-    r.problems.sort_by_key(|p| (p.line, p.column));
     r.game = Some(main.game);
-    r
 }
 
 /// Resolves and plays one move in a line: appends its canonical text to `text` and any
@@ -1000,13 +1099,13 @@ fn play(
     span: Span,
     text: &mut String,
     problems: &mut Vec<Problem>,
-    shortcuts: bool,
+    fast: bool,
 ) -> Result<Option<Suffix>, Box<Problem>> {
     let game = &mut frame.game;
     let written = raw.text(span);
     let ply = game.moves().len() as u32 + 1;
     let start = text.len();
-    if shortcuts && quick(game, &sp.san, &mut frame.scratch, text) {
+    if fast && resolve_fast(game, &sp.san, &mut frame.scratch, text) {
         return Ok(finish(game, text, start, &written, span, ply, problems));
     }
     let pos = game.position();
@@ -1017,16 +1116,16 @@ fn play(
     if past_draw {
         legal = game.legal_moves_past_end();
     }
-    let at = |kind: ProblemKind, message: String, legal_moves: &[Move]| Problem {
-        kind,
-        error: kind.is_error(),
-        line: span.line,
-        column: span.column,
-        text: short(&written),
-        message,
+    let at = |kind: ProblemKind, message: String, close: &[Move]| Problem {
         ply: Some(ply),
-        position: Some(pos.to_fen()),
-        legal: legal_moves.iter().map(|&m| san(pos, m, &legal)).collect(),
+        position: Some(Box::new(pos.clone())),
+        legal: close.to_vec(),
+        among: if close.is_empty() {
+            Vec::new()
+        } else {
+            legal.clone()
+        },
+        ..Problem::at(kind, kind.is_error(), span, &written, message)
     };
     if legal.is_empty() {
         let why = match pos.status_with(false) {
@@ -1110,11 +1209,11 @@ fn won_by_last_move(game: &Game) -> bool {
 /// the moves of that piece to that square, found backwards from the square, and a single
 /// candidate is tested against the check rule by playing it. Plays the move and appends its
 /// canonical SAN to `text` when that settles it; false (nothing played or written) when the
-/// move needs the full path: no candidate or no single fitting one, the game over, another
-/// form of text. The full path then finds the same move or the exact error.
-fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String) -> bool {
+/// move needs the general way: no candidate or no single fitting one, the game over, another
+/// form of text. The general way then finds the same move or the exact error.
+fn resolve_fast(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String) -> bool {
     if let San::Swap { with, .. } = *text {
-        return quick_swap(game, text, with, scratch, out);
+        return resolve_fast_swap(game, text, with, scratch, out);
     }
     let (to, kind, pawns, history) = {
         let variant = game.position().variant();
@@ -1175,9 +1274,9 @@ fn quick(game: &mut Game, text: &San, scratch: &mut Vec<Move>, out: &mut String)
     true
 }
 
-/// [`quick`] for a king swap made in check, when it is allowed whatever else the side could
+/// [`resolve_fast`] for a king swap made in check, when it is allowed whatever else the side could
 /// do: only the swaps with the written partner are looked at.
-fn quick_swap(
+fn resolve_fast_swap(
     game: &mut Game,
     text: &San,
     with: crate::notation::san::Place,
@@ -1236,15 +1335,9 @@ fn finish(
         return mark;
     }
     let warn = |kind: ProblemKind, message: String| Problem {
-        kind,
-        error: false,
-        line: span.line,
-        column: span.column,
-        text: short(written),
-        message,
         ply: Some(ply),
-        position: Some(game.previous_position().to_fen()),
-        legal: Vec::new(),
+        position: Some(Box::new(game.previous_position())),
+        ..Problem::at(kind, false, span, written, message)
     };
     if body != canonical {
         problems.push(warn(
@@ -1287,17 +1380,23 @@ fn mark_message(written: Option<Suffix>, right: Option<Suffix>) -> String {
 }
 
 /// A check-mark warning on the move at `span`, ply `ply`, played in `before`.
-fn mark_problem(raw: &RawGame, span: Span, ply: u32, before: String, message: String) -> Problem {
+fn mark_problem(
+    raw: &RawGame,
+    span: Span,
+    ply: u32,
+    before: Box<Position>,
+    message: String,
+) -> Problem {
     Problem {
-        kind: ProblemKind::CheckMark,
-        error: false,
-        line: span.line,
-        column: span.column,
-        text: short(&raw.text(span)),
-        message,
         ply: Some(ply),
         position: Some(before),
-        legal: Vec::new(),
+        ..Problem::at(
+            ProblemKind::CheckMark,
+            false,
+            span,
+            &raw.text(span),
+            message,
+        )
     }
 }
 
@@ -1326,11 +1425,9 @@ fn wrong_mark(r: &mut Replay, raw: &RawGame, game: &Game, p: Pending, right: Opt
     // A move was played after it only when it was no mate, and then `+` is right: a mark
     // other than `+` brought its position with it.
     let before = match p.before {
-        Some(fen) => fen.into(),
-        None if as_left => game.previous_position().to_fen(),
-        None => game
-            .position_after(p.ply.saturating_sub(1) as usize)
-            .to_fen(),
+        Some(pos) => pos,
+        None if as_left => Box::new(game.previous_position()),
+        None => Box::new(game.position_after(p.ply.saturating_sub(1) as usize)),
     };
     r.problems.push(mark_problem(
         raw,
@@ -1349,13 +1446,13 @@ fn end_line(r: &mut Replay, raw: &RawGame, frame: &mut Frame) {
     }
 }
 
-/// The common run of a line: move numbers, and moves in the short forms that
-/// [`Game::play_quick`] plays, from token `i` on. Returns the index of the first token left to
-/// the general loop of [`replay_with`], which would do the same with these.
+/// The common run of a line: move numbers, and moves in the fast forms that
+/// [`Game::play_fast`] plays, from token `i` on. Returns the index of the first token left to
+/// the general way ([`general_move`]), which would do the same with these.
 // A loop of its own keeps the game and the variant at hand: reached through the stack of
 // lines at every move, they were a chain of loads that each move waited on.
 #[inline]
-fn quick_run<const HASH: bool>(
+fn fast_run<const HASH: bool>(
     r: &mut Replay,
     raw: &RawGame,
     frame: &mut Frame,
@@ -1363,15 +1460,15 @@ fn quick_run<const HASH: bool>(
     mut i: usize,
 ) -> usize {
     let game = &mut *frame.game;
-    // The short forms are canonical when they resolve here: the run of tokens read so far
+    // The fast forms are canonical when they resolve here: the run of tokens read so far
     // gets one canonical entry, closed early by a check, whose mark is settled later.
     let mut run = i;
     while let Some(tok) = raw.tokens.get(i) {
         match tok.kind {
             TokenKind::MoveNumber { .. } => {}
             TokenKind::Move(packed) => {
-                let Some(short) = packed.get() else { break };
-                let Some(check) = play_short::<HASH>(game, variant, &short) else {
+                let Some(fast) = packed.get() else { break };
+                let Some(check) = play_fast_san::<HASH>(game, variant, &fast) else {
                     break;
                 };
                 // A legal move followed the last check: it was no mate.
@@ -1384,18 +1481,18 @@ fn quick_run<const HASH: bool>(
                         canon: r.canonical.len(),
                         ply,
                         span: tok.span,
-                        written: short.suffix,
-                        before: (short.suffix != Some(Suffix::Check))
-                            .then(|| game.previous_position().to_fen().into()),
+                        written: fast.suffix,
+                        before: (fast.suffix != Some(Suffix::Check))
+                            .then(|| Box::new(game.previous_position())),
                     });
                     push_run(r, run, i + 1);
                     run = i + 1;
-                } else if let Some(w) = short.suffix {
+                } else if let Some(w) = fast.suffix {
                     r.problems.push(mark_problem(
                         raw,
                         tok.span,
                         ply,
-                        game.previous_position().to_fen(),
+                        Box::new(game.previous_position()),
                         mark_message(Some(w), None),
                     ));
                 }
@@ -1410,7 +1507,7 @@ fn quick_run<const HASH: bool>(
     i
 }
 
-/// Records that the moves of tokens `from..to` resolved in their short forms.
+/// Records that the moves of tokens `from..to` resolved in their fast forms.
 fn push_run(r: &mut Replay, from: usize, to: usize) {
     r.canonical.push(Canon {
         token: from as u32,
@@ -1419,27 +1516,25 @@ fn push_run(r: &mut Replay, from: usize, to: usize) {
     });
 }
 
-/// [`Game::play_quick`] for a move in one of the short forms: maps its letter and square to the
+/// [`Game::play_fast`] for a move in one of the fast forms: maps its letter and square to the
 /// variant. `None` (nothing played) when the general way must resolve it.
 #[inline]
-fn play_short<const HASH: bool>(
+fn play_fast_san<const HASH: bool>(
     game: &mut Game,
     variant: &Variant,
-    short: &ShortSan,
+    fast: &FastSan,
 ) -> Option<bool> {
-    let kind = match short.piece {
+    let kind = match fast.piece {
         Some(letter) => Some(variant.san_letter(letter)?),
         None => None,
     };
-    let to = variant
-        .geometry()
-        .main_square(short.to.file, short.to.rank)?;
-    game.play_quick::<HASH>(
+    let to = variant.geometry().main_square(fast.to.file, fast.to.rank)?;
+    game.play_fast::<HASH>(
         variant,
-        Quick {
+        FastMove {
             kind,
-            file: short.file.map(|f| f as i8 + 1),
-            capture: short.capture,
+            file: fast.file.map(|f| f as i8 + 1),
+            capture: fast.capture,
             to,
         },
     )

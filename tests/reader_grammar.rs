@@ -7,7 +7,7 @@ use kabir::notation::grammar;
 use proptest::prelude::*;
 
 /// Pieces of games: every element of movetext and tag pairs, in forms the reader reads by
-/// its fast lanes and by the grammar, a few that are no element, blank space, line ends and
+/// its fast paths and by the grammar, a few that are no element, blank space, line ends and
 /// byte-order marks.
 #[rustfmt::skip]
 const FRAGMENTS: &[&str] = &[

@@ -58,7 +58,7 @@ fn check(input: &[u8]) -> Vec<RawGame> {
 }
 
 /// A source that hands its bytes over one at a time, so that the reader always works at the
-/// edge of its buffer and never takes its fast lane (which needs a whole token buffered).
+/// edge of its buffer and never takes its fast path (which needs a whole token buffered).
 struct Trickle<'a>(&'a [u8]);
 
 impl std::io::Read for Trickle<'_> {

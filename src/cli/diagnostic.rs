@@ -162,13 +162,13 @@ pub fn write_game(
         }
         let eq = paint(palette.gutter, "=");
         if let Some(pos) = &p.position {
-            writeln!(out, "{pad} {eq} position: {pos}")?;
+            writeln!(out, "{pad} {eq} position: {}", pos.to_fen())?;
         }
         if !p.legal.is_empty() {
             writeln!(
                 out,
                 "{pad} {eq} legal moves close to it: {}",
-                p.legal.join(" ")
+                p.legal_san().join(" ")
             )?;
         }
         writeln!(out)?;

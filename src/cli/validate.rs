@@ -233,8 +233,11 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                             p.ply,
                             &p.text,
                             &p.message,
-                            p.position.as_deref().unwrap_or(""),
-                            p.legal.join(" "),
+                            p.position
+                                .as_ref()
+                                .map(|pos| pos.to_fen())
+                                .unwrap_or_default(),
+                            p.legal_san().join(" "),
                         ))?;
                     }
                     out.write_all(&w.into_inner().map_err(|e| e.into_error())?)?;
@@ -317,10 +320,10 @@ pub fn write_tables(out: &mut dyn Write, path: &str, raw: &RawGame, r: &Replay) 
         }
         rows.push(("problem", p.message.clone()));
         if let Some(pos) = &p.position {
-            rows.push(("position", pos.clone()));
+            rows.push(("position", pos.to_fen()));
         }
         if !p.legal.is_empty() {
-            rows.push(("legal moves", p.legal.join(" ")));
+            rows.push(("legal moves", p.legal_san().join(" ")));
         }
         let mut table = tabled::builder::Builder::default();
         for (k, v) in rows {

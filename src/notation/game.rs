@@ -2,7 +2,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::san::{PackedShort, SanError, SanPlus};
+use super::san::{PackedFastSan, SanError, SanPlus};
 use super::span::Span;
 use super::tags::GameResult;
 
@@ -28,9 +28,9 @@ pub enum TokenKind {
         black: bool,
     },
     /// A move: its text is SAN syntax (checked by the reader, not yet resolved against a
-    /// position). [`RawGame::san`] reads it; the reader keeps its short form here when it
+    /// position). [`RawGame::san`] reads it; the reader keeps its fast form here when it
     /// is written in one.
-    Move(PackedShort),
+    Move(PackedFastSan),
     /// A numeric annotation glyph `$n`, or a glyph such as `!?` standing apart from its move.
     Nag(u8),
     /// A comment `{...}`.

@@ -2,9 +2,9 @@
 //! production, named after it, with the production in its documentation. These parsers are
 //! the reference for what kabir reads as a move or a position string.
 //!
-//! - **Moves**: [`r#move`], [`special`], [`lift`], [`swap`], [`ordinary`], [`origin`],
+//! - **Moves**: `r#move`, [`special`], [`lift`], [`swap`], [`ordinary`], [`origin`],
 //!   [`promotion`], [`waiting`], [`check`], [`glyph`].
-//! - **Places** and letters: [`place`], [`square`], [`file`], [`rank`], [`citadel`],
+//! - **Places** and letters: [`place`], [`square`], [`file`](fn@file), [`rank`], [`citadel`],
 //!   [`piece`], [`lower_piece`].
 //! - **Position strings**: [`position`], [`board`], [`rank_cells`], [`cell_piece`], [`side`],
 //!   [`state`], [`waiting_order`], [`ws`]. These live with the rules core, which reads
@@ -21,7 +21,7 @@
 //! slice and what it read; what it read borrows from the input. None knows the rules:
 //! whether a letter names a piece of the variant, or a square is on its board, is decided
 //! later. [`read_move`] reads a whole move's text with them and, when the text is not a
-//! move, says why; [`SanPlus::from_ascii`] gives the same results (it reads the common short
+//! move, says why; [`SanPlus::from_ascii`] gives the same results (it reads the common fast
 //! forms such as `e4` and `Nxf3` without the grammar, and everything else with it).
 //!
 //! ```
@@ -241,7 +241,7 @@ pub fn citadel(i: &[u8]) -> Parsed<'_, Citadel> {
 // Whole moves
 // ---------------------------------------------------------------------------------------
 
-/// Reads the whole of `text` as a move with its check mark and glyph ([`r#move`]), or says
+/// Reads the whole of `text` as a move with its check mark and glyph (`r#move`), or says
 /// why it is not one. [`SanPlus::from_ascii`] gives the same result.
 #[inline(never)]
 pub fn read_move(text: &[u8]) -> Result<SanPlus, SanError> {

@@ -13,11 +13,11 @@
 //!
 //! What each element is, the notation's grammar says ([`grammar`], section 10 of the spec in
 //! nom): the reader finds where an element ends, as the input streams in, and reads it with
-//! its production (a tag pair with [`grammar::tag_pair`], a move with [`grammar::r#move`], a
-//! NAG, a move number, a result...). Two hand-written fast lanes read the common forms
-//! without it: tag pairs such as `[Event "x"]` (`plain_tag_pair`) and the movetext loop of
-//! blanks, move numbers and short moves (`Reader::fast_movetext`, with
-//! [`PackedShort`]); anything else they leave to the productions. Tests hold the reader to
+//! its production (a tag pair with [`grammar::tag_pair`], a move with `grammar::r#move`, a
+//! NAG, a move number, a result...). Two hand-written fast paths read the common forms
+//! without it: tag pairs such as `[Event "x"]` (`fast_tag_pair`) and the movetext loop of
+//! blanks, move numbers and moves in a fast form (`Reader::fast_movetext`, with
+//! [`PackedFastSan`]); anything else they leave to the productions. Tests hold the reader to
 //! [`grammar::games`] on random and mutated games: the same games, tags and tokens, and no
 //! error exactly where the grammar reads the input.
 use std::io::{self, BufRead};
@@ -27,7 +27,7 @@ use thiserror::Error;
 
 use super::game::{Diagnostic, DiagnosticKind, RawGame, Tag, Token, TokenKind};
 use super::grammar::{self, is_blank};
-use super::san::{PackedShort, SanPlus};
+use super::san::{PackedFastSan, SanPlus};
 use super::span::Span;
 use super::tags::{self, GameResult};
 use crate::rules::fen::grammar::whole;
@@ -90,6 +90,33 @@ impl Line {
 
 /// The most bytes taken from the input at a time.
 const CHUNK: usize = 64 * 1024;
+
+/// What the loop of [`Reader::read_game`] carries from one element of a game to the next.
+struct Scan {
+    /// Whether the next element starts its line (after blanks).
+    at_line_start: bool,
+    /// Whether the movetext has begun: a line starting with `[` then begins the next game.
+    movetext: bool,
+    /// Where the game's first element is.
+    first: Option<Span>,
+    /// The game's first result outside variations.
+    result: Option<Span>,
+    /// Whether movetext after `result` was reported.
+    result_reported: bool,
+    /// Whether the last element may hold more than ASCII (see [`Reader::unsure`]).
+    wide: bool,
+    /// The end of the line of the last tag pair read (a buffer index): the first line end
+    /// at or after any index from there up to it.
+    line_end: Option<usize>,
+}
+
+/// Where reading goes on after an element.
+enum Step {
+    /// At this buffer index, in the same game.
+    Next(usize),
+    /// The game ends at this buffer index.
+    End(usize),
+}
 
 /// What a `{` comment ran into.
 enum CommentEnd {
@@ -164,7 +191,7 @@ fn blanks(input: &[u8]) -> &[u8] {
 /// with one space, a value of printable ASCII without a backslash or `"`. What [`tag_pair`] gives
 /// for it; `None` for anything else, which [`tag_pair`] reads.
 #[inline]
-fn plain_tag_pair(line: &[u8]) -> Option<TagParts> {
+fn fast_tag_pair(line: &[u8]) -> Option<TagParts> {
     let rest = line.strip_prefix(b"[")?;
     let name_len = rest.iter().position(|&b| !is_tag_name(b))?;
     if name_len == 0 {
@@ -645,6 +672,75 @@ impl<R: BufRead> Reader<R> {
 
     /// Reads one game into `game`; false if the input held no more games.
     fn read_game(&mut self, game: &mut RawGame) -> io::Result<bool> {
+        let mut i = self.begin_game()?;
+        let mut scan = Scan {
+            at_line_start: self.base + i as u64 == self.line_start,
+            movetext: false,
+            first: None,
+            result: None,
+            result_reported: false,
+            wide: false,
+            line_end: None,
+        };
+        let mut ended_open = false;
+        let end = loop {
+            if scan.wide {
+                self.unsure();
+            }
+            if scan.first.is_some()
+                && scan.result.is_none()
+                && self.errors <= self.options.max_errors_per_game
+            {
+                let (next, tokens) = self.fast_movetext(game, i, &mut scan.at_line_start);
+                i = next;
+                scan.movetext |= tokens;
+            }
+            let Some(b) = self.skip_blanks(&mut i, &mut scan.at_line_start)? else {
+                ended_open = scan.movetext;
+                break self.buf.len();
+            };
+            // A byte-order mark starting a line is blank space; looked for here, once per
+            // element, rather than at every blank.
+            if b == 0xEF && self.base + i as u64 == self.line_start && self.is_bom(i)? {
+                i = self.skip_bom(i);
+                continue;
+            }
+            let line_begin = scan.at_line_start;
+            scan.at_line_start = false;
+            if b == b'[' && line_begin && scan.movetext {
+                break usize::try_from(self.line_start.saturating_sub(self.base))
+                    .unwrap_or(i)
+                    .min(i);
+            }
+            if scan.first.is_none() {
+                scan.first = Some(self.span(i, i));
+            }
+            // Taken before a result in the movetext is reported, which counts as an error.
+            let skipping = self.errors > self.options.max_errors_per_game;
+            // Tags, comments, escapes and stray bytes may hold more than ASCII: columns after
+            // them must be counted (see `span`).
+            scan.wide = !(b.is_ascii_alphanumeric()
+                || matches!(b, b'$' | b'*' | b'(' | b')' | b'.' | b'!' | b'?'));
+            if !matches!(b, b'[' | b'{' | b';' | b'%') {
+                scan.movetext = true;
+                if let Some(span) = scan.result
+                    && !scan.result_reported
+                {
+                    scan.result_reported = true;
+                    self.report_at(game, DiagnosticKind::ResultInMovetext, span);
+                }
+            }
+            match self.element(game, b, i, line_begin, skipping, &mut scan)? {
+                Step::Next(next) => i = next,
+                Step::End(end) => break end,
+            }
+        };
+        Ok(self.end_game(game, &scan, end, ended_open))
+    }
+
+    /// Sets the reader up for a game; returns where it starts in the buffer (past a byte-order
+    /// mark that begins the input).
+    fn begin_game(&mut self) -> io::Result<usize> {
         if !self.started {
             self.started = true;
             if self.peek(2)?.is_some() && self.buf.starts_with(b"\xEF\xBB\xBF") {
@@ -655,301 +751,287 @@ impl<R: BufRead> Reader<R> {
         self.lines.clear();
         self.lines.push(Line::MAIN);
         self.errors = 0;
-        let mut ended_open = false;
-
-        let mut i = self.head;
+        let i = self.head;
         if self.base == 0 && i == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
-            i = 3;
+            Ok(3)
+        } else {
+            Ok(i)
         }
-        let mut at_line_start = self.base + i as u64 == self.line_start;
-        let mut movetext = false;
-        let mut first: Option<Span> = None;
-        let mut result: Option<Span> = None;
-        let mut result_reported = false;
-        let mut wide = false;
-        // The end of the line of the last tag pair read (a buffer index): the first line end
-        // at or after any index from there up to it.
-        let mut line_end: Option<usize> = None;
-        let end;
+    }
 
+    /// Passes blanks and line ends from `i`; the first other byte, or `None` at the end of
+    /// the input.
+    #[inline]
+    fn skip_blanks(&mut self, i: &mut usize, at_line_start: &mut bool) -> io::Result<Option<u8>> {
         loop {
-            if wide {
-                self.unsure();
-            }
-            if first.is_some()
-                && result.is_none()
-                && self.errors <= self.options.max_errors_per_game
-            {
-                let (next, tokens) = self.fast_movetext(game, i, &mut at_line_start);
-                i = next;
-                movetext |= tokens;
-            }
-            // Blanks and line ends.
-            let Some(b) = (loop {
-                match self.buf.get(i) {
-                    Some(&b) if is_blank(b) => i += 1,
-                    Some(b'\n' | b'\r') => {
-                        i = self.line_end(i)?;
-                        at_line_start = true;
-                    }
-                    Some(&b) => break Some(b),
-                    None => {
-                        if !self.fill()? {
-                            break None;
-                        }
-                    }
+            match self.buf.get(*i) {
+                Some(&b) if is_blank(b) => *i += 1,
+                Some(b'\n' | b'\r') => {
+                    *i = self.line_end(*i)?;
+                    *at_line_start = true;
                 }
-            }) else {
-                end = self.buf.len();
-                ended_open = movetext;
-                break;
-            };
-            // A byte-order mark starting a line is blank space; looked for here, once per
-            // element, rather than at every blank.
-            if b == 0xEF && self.base + i as u64 == self.line_start && self.is_bom(i)? {
-                i = self.skip_bom(i);
-                continue;
-            }
-            let line_begin = at_line_start;
-            at_line_start = false;
-            if b == b'[' && line_begin && movetext {
-                end = usize::try_from(self.line_start.saturating_sub(self.base))
-                    .unwrap_or(i)
-                    .min(i);
-                break;
-            }
-            if first.is_none() {
-                first = Some(self.span(i, i));
-            }
-            let skipping = self.errors > self.options.max_errors_per_game;
-            let is_movetext = !matches!(b, b'[' | b'{' | b';' | b'%');
-            // Tags, comments, escapes and stray bytes may hold more than ASCII: columns after
-            // them must be counted (see `span`).
-            wide = !(b.is_ascii_alphanumeric()
-                || matches!(b, b'$' | b'*' | b'(' | b')' | b'.' | b'!' | b'?'));
-            if is_movetext {
-                movetext = true;
-                if let Some(span) = result
-                    && !result_reported
-                {
-                    result_reported = true;
-                    self.report_at(game, DiagnosticKind::ResultInMovetext, span);
-                }
-            }
-            match b {
-                b'[' => {
-                    // Each tag pair of a line needs the line's end: found once per line, not
-                    // once per pair (which made a line of many pairs cost quadratic time).
-                    let eol = match line_end {
-                        Some(eol) if eol >= i => eol,
-                        _ => self.find(i, |b| b == b'\n' || b == b'\r')?,
-                    };
-                    line_end = Some(eol);
-                    if movetext {
-                        let close = self
-                            .buf
-                            .get(i..eol)
-                            .and_then(|l| l.iter().position(|&b| b == b']'));
-                        let stop = close.map_or(eol, |p| i + p + 1);
-                        self.report(game, DiagnosticKind::TagInMovetext, i, stop);
-                        i = stop;
-                    } else {
-                        i = self.tag(game, i, eol, skipping);
+                Some(&b) => return Ok(Some(b)),
+                None => {
+                    if !self.fill()? {
+                        return Ok(None);
                     }
-                }
-                b'%' if line_begin => {
-                    let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
-                    let line = self.buf.get(i..eol).unwrap_or(&[]);
-                    if !skipping && whole(grammar::escape_line, line).is_some() {
-                        self.push(game, TokenKind::Escape, i, eol);
-                    }
-                    i = eol;
-                }
-                b'{' => {
-                    let start_span = self.span(i, i + 1);
-                    match self.comment(game, i)? {
-                        CommentEnd::Closed(stop) => {
-                            if !skipping {
-                                game.tokens.push(Token {
-                                    kind: TokenKind::Comment,
-                                    span: Span {
-                                        len: (stop - i) as u64,
-                                        ..start_span
-                                    },
-                                });
-                            }
-                            i = stop;
-                        }
-                        CommentEnd::Eof => {
-                            self.unsure();
-                            self.report_at(game, DiagnosticKind::UnterminatedComment, start_span);
-                            end = self.buf.len();
-                            break;
-                        }
-                        CommentEnd::TagLine(stop) => {
-                            self.report_at(game, DiagnosticKind::UnterminatedComment, start_span);
-                            end = stop;
-                            break;
-                        }
-                    }
-                }
-                b';' => {
-                    let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
-                    self.check_utf8(game, i, eol);
-                    let line = self.buf.get(i..eol).unwrap_or(&[]);
-                    if !skipping && whole(grammar::line_comment, line).is_some() {
-                        self.push(game, TokenKind::LineComment, i, eol);
-                    }
-                    i = eol;
-                }
-                b'(' => {
-                    let open = self.span(i, i + 1);
-                    let next = self.lines.last().and_then(|l| l.before_last);
-                    if self.lines.len() == 1 {
-                        self.outer_open = open;
-                    }
-                    self.lines.push(Line {
-                        next,
-                        before_last: None,
-                    });
-                    if !skipping {
-                        game.tokens.push(Token {
-                            kind: TokenKind::VariationStart,
-                            span: open,
-                        });
-                    }
-                    i += 1;
-                }
-                b')' => {
-                    if self.lines.len() > 1 {
-                        self.lines.pop();
-                        if !skipping {
-                            self.push(game, TokenKind::VariationEnd, i, i + 1);
-                        }
-                    } else {
-                        self.report(game, DiagnosticKind::UnmatchedVariationEnd, i, i + 1);
-                    }
-                    i += 1;
-                }
-                b'$' => {
-                    let stop = self.find(i + 1, |b| !b.is_ascii_digit())?;
-                    let nag = self.buf.get(i..stop).and_then(|t| whole(grammar::nag, t));
-                    match nag {
-                        Some(n) if !skipping => self.push(game, TokenKind::Nag(n), i, stop),
-                        Some(_) => {}
-                        None => self.report(game, DiagnosticKind::BadNag, i, stop.max(i + 1)),
-                    }
-                    i = stop.max(i + 1);
-                }
-                b'*' => {
-                    let value = self
-                        .buf
-                        .get(i..i + 1)
-                        .and_then(|t| whole(grammar::result, t));
-                    let value = value.unwrap_or(GameResult::Unknown);
-                    i = self.result(game, value, i, i + 1, &mut result, skipping);
-                }
-                b'0'..=b'9' => {
-                    i = self.number(game, i, &mut result, skipping)?;
-                }
-                b'.' => {
-                    // Dots apart from their number (`1. ... e5`): they only say who moves.
-                    let stop = self.find(i, |b| b != b'.')?;
-                    let dots = self.buf.get(i..stop).and_then(|t| whole(grammar::dots, t));
-                    if dots.is_some_and(|n| n >= 3)
-                        && let Some(Token {
-                            kind: TokenKind::MoveNumber { black, .. },
-                            ..
-                        }) = game.tokens.last_mut()
-                    {
-                        *black = true;
-                    }
-                    i = stop;
-                }
-                b'!' | b'?' => {
-                    let stop = self.find(i, |b| b != b'!' && b != b'?')?;
-                    let glyph = self
-                        .buf
-                        .get(i..stop)
-                        .and_then(super::san::Glyph::from_ascii);
-                    match glyph {
-                        Some(g) if !skipping => self.push(game, TokenKind::Nag(g.nag()), i, stop),
-                        Some(_) => {}
-                        None => self.report(game, DiagnosticKind::UnexpectedChar, i, stop),
-                    }
-                    i = stop;
-                }
-                b if b.is_ascii_alphabetic() => {
-                    let mut stop = i + 1;
-                    while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
-                        stop += 1;
-                    }
-                    if stop >= self.buf.len() {
-                        stop = self.find(stop, |b| !is_symbol(b))?;
-                    }
-                    let checked = self.buf.get(i..stop).map(SanPlus::check);
-                    match checked {
-                        Some(Ok(())) if !skipping => {
-                            let short = self
-                                .buf
-                                .get(i..stop)
-                                .map_or(PackedShort::NONE, PackedShort::of);
-                            self.push(game, TokenKind::Move(short), i, stop);
-                        }
-                        Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
-                        _ => {}
-                    }
-                    // A bad move still takes its turn, so that the move numbers after it
-                    // are not reported too.
-                    if let Some(line) = self.lines.last_mut() {
-                        line.took_turn();
-                    }
-                    i = stop;
-                }
-                _ => {
-                    // One character (or one invalid byte), then go on.
-                    let len = self.char_len(i)?;
-                    let valid = self
-                        .buf
-                        .get(i..i + len)
-                        .is_some_and(|c| std::str::from_utf8(c).is_ok());
-                    let kind = if valid {
-                        DiagnosticKind::UnexpectedChar
-                    } else {
-                        DiagnosticKind::InvalidUtf8
-                    };
-                    self.report(game, kind, i, i + len);
-                    i += len;
                 }
             }
         }
+    }
 
-        if first.is_none() && game.diagnostics.is_empty() {
+    /// Reads the element that starts with byte `b` at `i`: where reading goes on, or where
+    /// the game ends when the element ends it.
+    #[inline]
+    fn element(
+        &mut self,
+        game: &mut RawGame,
+        b: u8,
+        i: usize,
+        line_begin: bool,
+        skipping: bool,
+        scan: &mut Scan,
+    ) -> io::Result<Step> {
+        let next = match b {
+            b'[' => self.bracket(game, i, scan, skipping)?,
+            b'%' if line_begin => {
+                let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
+                let line = self.buf.get(i..eol).unwrap_or(&[]);
+                if !skipping && whole(grammar::escape_line, line).is_some() {
+                    self.push(game, TokenKind::Escape, i, eol);
+                }
+                eol
+            }
+            b'{' => return self.brace_comment(game, i, skipping),
+            b';' => {
+                let eol = self.find(i, |b| b == b'\n' || b == b'\r')?;
+                self.check_utf8(game, i, eol);
+                let line = self.buf.get(i..eol).unwrap_or(&[]);
+                if !skipping && whole(grammar::line_comment, line).is_some() {
+                    self.push(game, TokenKind::LineComment, i, eol);
+                }
+                eol
+            }
+            b'(' => self.variation_start(game, i, skipping),
+            b')' => self.variation_end(game, i, skipping),
+            b'$' => {
+                let stop = self.find(i + 1, |b| !b.is_ascii_digit())?;
+                let nag = self.buf.get(i..stop).and_then(|t| whole(grammar::nag, t));
+                match nag {
+                    Some(n) if !skipping => self.push(game, TokenKind::Nag(n), i, stop),
+                    Some(_) => {}
+                    None => self.report(game, DiagnosticKind::BadNag, i, stop.max(i + 1)),
+                }
+                stop.max(i + 1)
+            }
+            b'*' => {
+                let value = self
+                    .buf
+                    .get(i..i + 1)
+                    .and_then(|t| whole(grammar::result, t));
+                let value = value.unwrap_or(GameResult::Unknown);
+                self.result(game, value, i, i + 1, &mut scan.result, skipping)
+            }
+            b'0'..=b'9' => self.number(game, i, &mut scan.result, skipping)?,
+            b'.' => self.dots(game, i)?,
+            b'!' | b'?' => self.glyph(game, i, skipping)?,
+            b if b.is_ascii_alphabetic() => self.move_token(game, i, skipping)?,
+            _ => self.stray(game, i)?,
+        };
+        Ok(Step::Next(next))
+    }
+
+    /// A `[` in a game: a line of tag pairs before the movetext, an error in it.
+    fn bracket(
+        &mut self,
+        game: &mut RawGame,
+        i: usize,
+        scan: &mut Scan,
+        skipping: bool,
+    ) -> io::Result<usize> {
+        // Each tag pair of a line needs the line's end: found once per line, not once per
+        // pair (which made a line of many pairs cost quadratic time).
+        let eol = match scan.line_end {
+            Some(eol) if eol >= i => eol,
+            _ => self.find(i, |b| b == b'\n' || b == b'\r')?,
+        };
+        scan.line_end = Some(eol);
+        if scan.movetext {
+            let close = self
+                .buf
+                .get(i..eol)
+                .and_then(|l| l.iter().position(|&b| b == b']'));
+            let stop = close.map_or(eol, |p| i + p + 1);
+            self.report(game, DiagnosticKind::TagInMovetext, i, stop);
+            Ok(stop)
+        } else {
+            Ok(self.tag(game, i, eol, skipping))
+        }
+    }
+
+    /// A `{` comment: its token, or the end of the game when it is left open.
+    fn brace_comment(&mut self, game: &mut RawGame, i: usize, skipping: bool) -> io::Result<Step> {
+        let start_span = self.span(i, i + 1);
+        Ok(match self.comment(game, i)? {
+            CommentEnd::Closed(stop) => {
+                if !skipping {
+                    game.tokens.push(Token {
+                        kind: TokenKind::Comment,
+                        span: Span {
+                            len: (stop - i) as u64,
+                            ..start_span
+                        },
+                    });
+                }
+                Step::Next(stop)
+            }
+            CommentEnd::Eof => {
+                self.unsure();
+                self.report_at(game, DiagnosticKind::UnterminatedComment, start_span);
+                Step::End(self.buf.len())
+            }
+            CommentEnd::TagLine(stop) => {
+                self.report_at(game, DiagnosticKind::UnterminatedComment, start_span);
+                Step::End(stop)
+            }
+        })
+    }
+
+    /// A `(`: a line of play opens, numbered from the move it replaces.
+    fn variation_start(&mut self, game: &mut RawGame, i: usize, skipping: bool) -> usize {
+        let open = self.span(i, i + 1);
+        let next = self.lines.last().and_then(|l| l.before_last);
+        if self.lines.len() == 1 {
+            self.outer_open = open;
+        }
+        self.lines.push(Line {
+            next,
+            before_last: None,
+        });
+        if !skipping {
+            game.tokens.push(Token {
+                kind: TokenKind::VariationStart,
+                span: open,
+            });
+        }
+        i + 1
+    }
+
+    /// A `)`: the innermost line of play closes.
+    fn variation_end(&mut self, game: &mut RawGame, i: usize, skipping: bool) -> usize {
+        if self.lines.len() > 1 {
+            self.lines.pop();
+            if !skipping {
+                self.push(game, TokenKind::VariationEnd, i, i + 1);
+            }
+        } else {
+            self.report(game, DiagnosticKind::UnmatchedVariationEnd, i, i + 1);
+        }
+        i + 1
+    }
+
+    /// Dots apart from their number (`1. ... e5`): they only say who moves.
+    fn dots(&mut self, game: &mut RawGame, i: usize) -> io::Result<usize> {
+        let stop = self.find(i, |b| b != b'.')?;
+        let dots = self.buf.get(i..stop).and_then(|t| whole(grammar::dots, t));
+        if dots.is_some_and(|n| n >= 3)
+            && let Some(Token {
+                kind: TokenKind::MoveNumber { black, .. },
+                ..
+            }) = game.tokens.last_mut()
+        {
+            *black = true;
+        }
+        Ok(stop)
+    }
+
+    /// A glyph apart from its move (`e4 !?`), read as its NAG.
+    fn glyph(&mut self, game: &mut RawGame, i: usize, skipping: bool) -> io::Result<usize> {
+        let stop = self.find(i, |b| b != b'!' && b != b'?')?;
+        let glyph = self
+            .buf
+            .get(i..stop)
+            .and_then(super::san::Glyph::from_ascii);
+        match glyph {
+            Some(g) if !skipping => self.push(game, TokenKind::Nag(g.nag()), i, stop),
+            Some(_) => {}
+            None => self.report(game, DiagnosticKind::UnexpectedChar, i, stop),
+        }
+        Ok(stop)
+    }
+
+    /// A move that the fast path left (one that may run past the buffer, or any text after
+    /// something else the general way read).
+    fn move_token(&mut self, game: &mut RawGame, i: usize, skipping: bool) -> io::Result<usize> {
+        let mut stop = i + 1;
+        while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+            stop += 1;
+        }
+        if stop >= self.buf.len() {
+            stop = self.find(stop, |b| !is_symbol(b))?;
+        }
+        let checked = self.buf.get(i..stop).map(SanPlus::check);
+        match checked {
+            Some(Ok(())) if !skipping => {
+                let packed = self
+                    .buf
+                    .get(i..stop)
+                    .map_or(PackedFastSan::NONE, PackedFastSan::of);
+                self.push(game, TokenKind::Move(packed), i, stop);
+            }
+            Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
+            _ => {}
+        }
+        // A bad move still takes its turn, so that the move numbers after it are not
+        // reported too.
+        if let Some(line) = self.lines.last_mut() {
+            line.took_turn();
+        }
+        Ok(stop)
+    }
+
+    /// A byte that starts no element: one character (or one invalid byte) is reported, and
+    /// reading goes on after it.
+    fn stray(&mut self, game: &mut RawGame, i: usize) -> io::Result<usize> {
+        let len = self.char_len(i)?;
+        let valid = self
+            .buf
+            .get(i..i + len)
+            .is_some_and(|c| std::str::from_utf8(c).is_ok());
+        let kind = if valid {
+            DiagnosticKind::UnexpectedChar
+        } else {
+            DiagnosticKind::InvalidUtf8
+        };
+        self.report(game, kind, i, i + len);
+        Ok(i + len)
+    }
+
+    /// The game ends at buffer index `end`: what is left open is reported, and the game
+    /// takes its source and number. False when there was no game, only blank space.
+    fn end_game(&mut self, game: &mut RawGame, scan: &Scan, end: usize, ended_open: bool) -> bool {
+        if scan.first.is_none() && game.diagnostics.is_empty() {
             // Nothing but blank space is left.
             self.consume(end);
-            return Ok(false);
+            return false;
         }
         if self.lines.len() > 1 {
             self.report_at(game, DiagnosticKind::UnterminatedVariation, self.outer_open);
         }
         let end_span = self.span(end.min(self.buf.len()), end.min(self.buf.len()));
-        match result {
-            None if movetext || !game.tags.is_empty() => {
-                game.diagnostics.push(Diagnostic {
-                    kind: DiagnosticKind::MissingResult,
-                    span: end_span,
-                });
-            }
-            _ => {}
+        if scan.result.is_none() && (scan.movetext || !game.tags.is_empty()) {
+            game.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::MissingResult,
+                span: end_span,
+            });
         }
-
         self.ended_open = ended_open;
         self.games += 1;
         game.number = self.games;
         game.source_offset = self.base + self.head as u64;
         game.source
             .extend_from_slice(self.buf.get(self.head..end).unwrap_or(&[]));
-        let start = first.unwrap_or(end_span);
+        let start = scan.first.unwrap_or(end_span);
         game.start = Span {
             len: (self.base + end as u64).saturating_sub(start.offset),
             ..start
@@ -957,11 +1039,11 @@ impl<R: BufRead> Reader<R> {
         check_duplicate_tags(game);
         self.check_result_tag(game);
         self.consume(end);
-        Ok(true)
+        true
     }
 
     /// The common movetext, read in one tight loop: blanks, `\n` line ends, move numbers
-    /// (`12.`, `12...`) and moves in the short forms, each wholly in the buffer. Returns the
+    /// (`12.`, `12...`) and moves in the fast forms, each wholly in the buffer. Returns the
     /// index of the first byte it leaves to the general loop (anything else, or a token that
     /// may run past the buffer), which does exactly what this does for these tokens, and
     /// whether it read any token.
@@ -1045,14 +1127,14 @@ impl<R: BufRead> Reader<R> {
                     i = stop;
                 }
                 b'a'..=b'z' | b'A'..=b'Z' => {
-                    // Most moves are short forms ended by a blank or a line end: their end is
-                    // found in one step, and reading the short form checks every byte before
+                    // Most moves are fast forms ended by a blank or a line end: their end is
+                    // found in one step, and reading the fast form checks every byte before
                     // it (all are symbol bytes).
-                    let quick = blank_ahead(buf, i).and_then(|stop| {
-                        let short = PackedShort::of(buf.get(i..stop)?);
-                        (short != PackedShort::NONE).then_some((stop, short))
+                    let fast = blank_ahead(buf, i).and_then(|stop| {
+                        let packed = PackedFastSan::of(buf.get(i..stop)?);
+                        (packed != PackedFastSan::NONE).then_some((stop, packed))
                     });
-                    let (stop, short) = match quick {
+                    let (stop, packed) = match fast {
                         Some(found) => found,
                         None => {
                             let mut stop = i + 1;
@@ -1063,15 +1145,15 @@ impl<R: BufRead> Reader<R> {
                                 break;
                             }
                             let text = buf.get(i..stop).unwrap_or(&[]);
-                            let short = PackedShort::of(text);
-                            if short == PackedShort::NONE && SanPlus::check(text).is_err() {
+                            let packed = PackedFastSan::of(text);
+                            if packed == PackedFastSan::NONE && SanPlus::check(text).is_err() {
                                 break;
                             }
-                            (stop, short)
+                            (stop, packed)
                         }
                     };
                     game.tokens.push(Token {
-                        kind: TokenKind::Move(short),
+                        kind: TokenKind::Move(packed),
                         span: span(i, stop, line, column_zero),
                     });
                     play_line.took_turn();
@@ -1159,7 +1241,7 @@ impl<R: BufRead> Reader<R> {
     fn tag(&mut self, game: &mut RawGame, i: usize, eol: usize, skipping: bool) -> usize {
         let line = self.buf.get(i..eol);
         // The common form is read in one pass, and is all ASCII: no UTF-8 to check.
-        let (parsed, ascii) = match line.and_then(plain_tag_pair) {
+        let (parsed, ascii) = match line.and_then(fast_tag_pair) {
             Some(parts) => (Some(Ok(parts)), true),
             None => (line.map(tag_pair), false),
         };
@@ -1360,7 +1442,7 @@ mod tests {
     use crate::notation::san::San;
 
     #[test]
-    fn plain_tag_pairs_read_as_tag_pair_reads_them() {
+    fn fast_tag_pairs_read_as_tag_pair_reads_them() {
         let plain: &[&[u8]] = &[
             b"[Event \"kabir generate\"]",
             b"[Round \"1\"] [White \"x\"]",
@@ -1369,7 +1451,7 @@ mod tests {
             b"[A_1 \"~ !\"]",
         ];
         for &line in plain {
-            let got = plain_tag_pair(line);
+            let got = fast_tag_pair(line);
             assert!(got.is_some(), "{}", String::from_utf8_lossy(line));
             assert_eq!(
                 got,
@@ -1393,7 +1475,7 @@ mod tests {
         ];
         for &line in other {
             assert_eq!(
-                plain_tag_pair(line),
+                fast_tag_pair(line),
                 None,
                 "{}",
                 String::from_utf8_lossy(line)
@@ -1411,7 +1493,7 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 line.push(alphabet[(seed >> 33) as usize % alphabet.len()]);
             }
-            if let Some(parts) = plain_tag_pair(&line) {
+            if let Some(parts) = fast_tag_pair(&line) {
                 assert_eq!(Some(parts), tag_pair(&line).ok(), "{:?}", line);
             }
         }

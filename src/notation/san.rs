@@ -7,9 +7,9 @@
 //! illegal or an ambiguous move, which are different errors from the [`SanError`] here.
 //!
 //! The text is read by the notation's grammar ([`grammar`], the productions of
-//! `notation-spec/README.md` section 10 in nom); the short forms (`e4`, `Nf3`, `exd5`), most
-//! moves of most game records, are also read straight from their bytes ([`ShortSan`],
-//! [`PackedShort`]), with the same results. Accepted spellings:
+//! `notation-spec/README.md` section 10 in nom); the fast forms (`e4`, `Nf3`, `exd5`), most
+//! moves of most game records, are also read straight from their bytes ([`FastSan`],
+//! [`PackedFastSan`]), with the same results. Accepted spellings:
 //!
 //! | move | SAN | long algebraic | coordinate |
 //! | --- | --- | --- | --- |
@@ -414,13 +414,13 @@ impl fmt::Display for San {
     }
 }
 
-/// The short forms of a move that name only a piece (or a pawn) and a destination, read
+/// The fast forms of a move that name only a piece (or a pawn) and a destination, read
 /// straight from the text: `e4`, `exd5`, `Nf3`, `Rxc10`, each with an optional check mark and
 /// glyph. These are most moves of most game records; replay resolves them without building a
 /// [`SanPlus`]. Anything else (disambiguation, promotion, citadels, special moves, long
 /// algebraic) is `None` here and goes the general way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ShortSan {
+pub struct FastSan {
     /// The piece letter, as written (uppercase); `None` for a pawn.
     pub piece: Option<u8>,
     /// The origin file (from 0) of a pawn capture (`exd5`).
@@ -435,11 +435,11 @@ pub struct ShortSan {
     pub len: usize,
 }
 
-impl ShortSan {
-    /// Reads one of the short forms; `None` for any other text.
+impl FastSan {
+    /// Reads one of the fast forms; `None` for any other text.
     #[inline]
-    pub fn from_ascii(text: &[u8]) -> Option<ShortSan> {
-        PackedShort::of(text).get()
+    pub fn from_ascii(text: &[u8]) -> Option<FastSan> {
+        PackedFastSan::of(text).get()
     }
 
     /// The move as a [`SanPlus`], with the glyph that `text`, the move's text, ends with.
@@ -461,28 +461,28 @@ impl ShortSan {
     }
 }
 
-/// A move's [`ShortSan`] in four bytes, as its token keeps it (see
+/// A move's [`FastSan`] in four bytes, as its token keeps it (see
 /// [`TokenKind::Move`](super::game::TokenKind::Move)): the reader reads every move's form
 /// once, and replay takes it from here instead of reading the text again. Empty for a move
 /// written in any other form.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PackedShort(u32);
+pub struct PackedFastSan(u32);
 
-impl PackedShort {
-    /// No short form: the move is written otherwise (or its form was not kept).
-    pub const NONE: PackedShort = PackedShort(0);
+impl PackedFastSan {
+    /// No fast form: the move is written otherwise (or its form was not kept).
+    pub const NONE: PackedFastSan = PackedFastSan(0);
 
     const PRESENT: u32 = 1 << 31;
 
-    /// The short form of a move's text, or [`PackedShort::NONE`]. Reads straight into the
+    /// The fast form of a move's text, or [`PackedFastSan::NONE`]. Reads straight into the
     /// packed form: the reader does this for every move.
     #[inline(always)]
-    pub fn of(text: &[u8]) -> PackedShort {
-        Self::read(text).unwrap_or(PackedShort::NONE)
+    pub fn of(text: &[u8]) -> PackedFastSan {
+        Self::read(text).unwrap_or(PackedFastSan::NONE)
     }
 
     #[inline(always)]
-    fn read(text: &[u8]) -> Option<PackedShort> {
+    fn read(text: &[u8]) -> Option<PackedFastSan> {
         let mut end = text.len();
         let mut mark = 0;
         // Most moves end in their square's rank: no glyph and no mark to look for.
@@ -515,9 +515,9 @@ impl PackedShort {
         Some(Self::pack(piece, file, capture, to, mark, end))
     }
 
-    /// Packs a short form (see [`PackedShort::pack`]).
+    /// Packs a fast form (see `PackedFastSan::pack`).
     #[inline]
-    pub fn new(s: &ShortSan) -> PackedShort {
+    pub fn new(s: &FastSan) -> PackedFastSan {
         let mark = match s.suffix {
             None => 0,
             Some(Suffix::Check) => 1,
@@ -531,8 +531,8 @@ impl PackedShort {
     /// plus one in 5 (0 for none), one bit for `x`, 4 bits each for the destination's file
     /// and rank, 2 for the mark (1 `+`, 2 `#`) and 3 for the length (at most 5).
     #[inline(always)]
-    fn pack(piece: u8, file: u8, capture: bool, to: Coord, mark: u32, len: usize) -> PackedShort {
-        PackedShort(
+    fn pack(piece: u8, file: u8, capture: bool, to: Coord, mark: u32, len: usize) -> PackedFastSan {
+        PackedFastSan(
             Self::PRESENT
                 | u32::from(piece & 0x7F)
                 | u32::from(file & 0x1F) << 7
@@ -544,16 +544,16 @@ impl PackedShort {
         )
     }
 
-    /// The short form, if the move has one.
+    /// The fast form, if the move has one.
     #[inline]
-    pub fn get(self) -> Option<ShortSan> {
+    pub fn get(self) -> Option<FastSan> {
         let v = self.0;
         if v & Self::PRESENT == 0 {
             return None;
         }
         let piece = (v & 0x7F) as u8;
         let file = (v >> 7 & 0x1F) as u8;
-        Some(ShortSan {
+        Some(FastSan {
             piece: (piece != 0).then_some(piece),
             file: file.checked_sub(1),
             capture: v >> 12 & 1 != 0,
@@ -573,15 +573,15 @@ impl PackedShort {
 
 impl SanPlus {
     /// Reads a move with optional check mark and glyph, such as `Nbxd7+!?`: the whole text
-    /// as [`grammar::r#move`] reads it ([`grammar::read_move`]), or why it is not a move.
+    /// as `grammar::r#move` reads it ([`grammar::read_move`]), or why it is not a move.
     ///
-    /// The short forms ([`ShortSan`]: `e4`, `exd5`, `Nf3`, `Rxc10`, most moves of most game
+    /// The fast forms ([`FastSan`]: `e4`, `exd5`, `Nf3`, `Rxc10`, most moves of most game
     /// records) are read straight from the bytes, anything else by the grammar; a property
     /// test holds the two to the same results.
     #[inline]
     pub fn from_ascii(text: &[u8]) -> Result<SanPlus, SanError> {
-        match ShortSan::from_ascii(text) {
-            Some(short) => Ok(short.san_plus(text)),
+        match FastSan::from_ascii(text) {
+            Some(fast) => Ok(fast.san_plus(text)),
             None => grammar::read_move(text),
         }
     }
@@ -590,7 +590,7 @@ impl SanPlus {
     /// move. Agrees with [`SanPlus::from_ascii`].
     #[inline(always)]
     pub fn check(text: &[u8]) -> Result<(), SanError> {
-        if PackedShort::of(text) != PackedShort::NONE {
+        if PackedFastSan::of(text) != PackedFastSan::NONE {
             Ok(())
         } else {
             Self::check_general(text)
@@ -680,30 +680,30 @@ mod tests {
         assert_eq!(sq("b10").to_string(), "b10");
     }
 
-    /// Every short form, with every mark and glyph, reads as the general reader reads it,
-    /// and packs and unpacks to itself; texts that are not short forms read as none.
+    /// Every fast form, with every mark and glyph, reads as the general reader reads it,
+    /// and packs and unpacks to itself; texts that are not fast forms read as none.
     #[test]
     fn short_forms_agree_with_the_general_reader() {
         let heads = ["", "N", "Nx", "Px", "ex", "zx", "Nb", "e"];
         let squares = ["a1", "e4", "k10", "p16", "q1", "a0", "a17", "a01"];
         let tails = ["", "+", "#", "!", "?", "+!?", "#!!", "!!!", "=Q"];
-        let mut short = 0;
+        let mut fast = 0;
         for head in heads {
             for square in squares {
                 for tail in tails {
                     let text = format!("{head}{square}{tail}");
-                    let packed = PackedShort::of(text.as_bytes());
+                    let packed = PackedFastSan::of(text.as_bytes());
                     let form_ok = ["", "N", "Nx", "Px", "ex"].contains(&head)
                         && ["a1", "e4", "k10", "p16"].contains(&square)
                         && !["!!!", "=Q"].contains(&tail);
                     let Some(s) = packed.get() else {
-                        assert!(!form_ok, "{text} is a short form");
+                        assert!(!form_ok, "{text} is a fast form");
                         continue;
                     };
-                    assert!(form_ok, "{text} is not a short form: {s:?}");
-                    short += 1;
-                    assert_eq!(PackedShort::new(&s), packed, "{text}");
-                    assert_eq!(ShortSan::from_ascii(text.as_bytes()), Some(s), "{text}");
+                    assert!(form_ok, "{text} is not a fast form: {s:?}");
+                    fast += 1;
+                    assert_eq!(PackedFastSan::new(&s), packed, "{text}");
+                    assert_eq!(FastSan::from_ascii(text.as_bytes()), Some(s), "{text}");
                     assert_eq!(s.len, head.len() + square.len(), "{text}");
                     let general = grammar::read_move(text.as_bytes())
                         .unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -731,9 +731,9 @@ mod tests {
                 }
             }
         }
-        assert_eq!(short, 5 * 4 * 7);
-        assert_eq!(PackedShort::of(b""), PackedShort::NONE);
-        assert_eq!(PackedShort::NONE.get(), None);
+        assert_eq!(fast, 5 * 4 * 7);
+        assert_eq!(PackedFastSan::of(b""), PackedFastSan::NONE);
+        assert_eq!(PackedFastSan::NONE.get(), None);
     }
 
     #[test]
@@ -1041,11 +1041,11 @@ mod tests {
         assert!(!SanError::BadOrigin.expected().is_empty());
     }
 
-    /// Every two-byte text, and every two-byte text in the places of a short form, reads
-    /// the same through the fast lane and through the grammar alone.
+    /// Every two-byte text, and every two-byte text in the places of a fast form, reads
+    /// the same through the fast path and through the grammar alone.
     #[test]
     fn the_fast_lane_agrees_with_the_grammar() {
-        let mut short = 0;
+        let mut fast = 0;
         for a in 0u8..128 {
             for b in 0u8..128 {
                 for text in [
@@ -1058,11 +1058,11 @@ mod tests {
                     let grammar = grammar::read_move(&text);
                     assert_eq!(SanPlus::from_ascii(&text), grammar, "{text:?}");
                     assert_eq!(SanPlus::check(&text), grammar.map(|_| ()), "{text:?}");
-                    short += usize::from(ShortSan::from_ascii(&text).is_some());
+                    fast += usize::from(FastSan::from_ascii(&text).is_some());
                 }
             }
         }
-        assert_eq!(short, 4 * 16 * 9 + (26 + 16) * 9);
+        assert_eq!(fast, 4 * 16 * 9 + (26 + 16) * 9);
     }
 
     /// Pieces of moves, from every part of the grammar and a few that are in none: tokens
@@ -1100,15 +1100,15 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(20_000))]
 
-        /// The fast lane is an optimisation of the grammar: on any token it gives what the
-        /// grammar gives, errors included, and it reads exactly the short forms.
+        /// The fast path is an optimisation of the grammar: on any token it gives what the
+        /// grammar gives, errors included, and it reads exactly the fast forms.
         #[test]
         fn the_fast_lane_reads_as_the_grammar(text in token()) {
             let grammar = grammar::read_move(&text);
             prop_assert_eq!(SanPlus::from_ascii(&text), grammar);
             prop_assert_eq!(SanPlus::check(&text), grammar.map(|_| ()));
-            let short = ShortSan::from_ascii(&text);
-            let is_short = matches!(
+            let fast = FastSan::from_ascii(&text);
+            let is_fast = matches!(
                 grammar,
                 Ok(SanPlus {
                     san: San::Normal {
@@ -1126,10 +1126,10 @@ mod tests {
                     _ => false,
                 }
             );
-            prop_assert_eq!(short.is_some(), is_short);
-            if let Some(s) = short {
+            prop_assert_eq!(fast.is_some(), is_fast);
+            if let Some(s) = fast {
                 prop_assert_eq!(Ok(s.san_plus(&text)), grammar);
-                prop_assert_eq!(PackedShort::new(&s), PackedShort::of(&text));
+                prop_assert_eq!(PackedFastSan::new(&s), PackedFastSan::of(&text));
             }
         }
     }

@@ -1,7 +1,7 @@
 //! A game: a start position, the moves played, and the history that repetition rules need.
 
 use super::definition::PermanentCheckRule;
-use super::position::{Move, PlainUndo, Position, Undo};
+use super::position::{FastUndo, Move, Position, Undo};
 use super::square::Square;
 use super::status::Status;
 use super::variant::{MAX_KINDS, PieceKind, Variant};
@@ -44,7 +44,7 @@ pub struct Game {
 #[derive(Debug, Clone, Copy)]
 enum Last {
     Full(Undo),
-    Plain(Square, Square, PlainUndo),
+    Fast(Square, Square, FastUndo),
 }
 
 /// What [`Game::take_back`] needs to take back a move: from [`Game::takeback`] just after
@@ -74,9 +74,9 @@ fn push_key(keys: &mut Vec<u8>, pos: &Position) {
 }
 
 /// A written move that names its piece (or a pawn) and destination and nothing else that
-/// needs resolving; see [`Game::play_quick`].
+/// needs resolving; see [`Game::play_fast`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Quick {
+pub(crate) struct FastMove {
     /// The piece kind named by the letter; `None` for a pawn.
     pub kind: Option<PieceKind>,
     /// The origin file (from 1) written for a pawn capture.
@@ -220,7 +220,7 @@ impl Game {
         let m = self.moves.pop()?;
         match t.0 {
             Last::Full(u) => self.position.undo(u),
-            Last::Plain(from, to, u) => self.position.undo_plain(from, to, u),
+            Last::Fast(from, to, u) => self.position.undo_fast(from, to, u),
         }
         if self.hashing() {
             self.hashes.pop();
@@ -342,11 +342,11 @@ impl Game {
     /// `v` is the game's variant, which the caller holds: reached through the position, it
     /// is a chain of loads that every move would wait on; `HASH` must be whether the game
     /// keeps hashes ([`Game::hashing`]), a constant for the same reason as in
-    /// `Position::play_plain`.
-    // Inlined into its one caller, replay's loop over a line's short-form moves: the values
+    /// `Position::play_fast`.
+    // Inlined into its one caller, replay's loop over a line's fast-form moves: the values
     // it reads there (the square, the letter's kind) stay in registers.
     #[inline(always)]
-    pub(crate) fn play_quick<const HASH: bool>(&mut self, v: &Variant, q: Quick) -> Option<bool> {
+    pub(crate) fn play_fast<const HASH: bool>(&mut self, v: &Variant, q: FastMove) -> Option<bool> {
         use super::movement::{MODE_CAPTURE, MODE_MOVE};
         debug_assert!(std::ptr::eq(v, &**self.position.variant()));
         let pos = &self.position;
@@ -418,7 +418,7 @@ impl Game {
         let in_check = self.in_check;
         let permanent_check = v.rules().permanent_check == PermanentCheckRule::Illegal;
 
-        let undo = self.position.play_plain::<HASH>(v, from, q.to);
+        let undo = self.position.play_fast::<HASH>(v, from, q.to);
         let pos = &self.position;
         let table = v.tables.get(class as usize)?;
         // The check rule: with one royal piece, not attacked before, a move of another
@@ -447,12 +447,12 @@ impl Game {
                 _ => pos.is_check(),
             };
         if !legal || (check && permanent_check) {
-            self.position.undo_plain(from, q.to, undo);
+            self.position.undo_fast(from, q.to, undo);
             return None;
         }
         self.record_checked(
             Move::normal(from, q.to),
-            Last::Plain(from, q.to, undo),
+            Last::Fast(from, q.to, undo),
             check,
         );
         Some(check)
@@ -498,7 +498,7 @@ impl Game {
         let mut p = self.position.clone();
         match self.last {
             Some(Last::Full(u)) => p.undo(u),
-            Some(Last::Plain(from, to, u)) => p.undo_plain(from, to, u),
+            Some(Last::Fast(from, to, u)) => p.undo_fast(from, to, u),
             None => {}
         }
         p

@@ -67,9 +67,9 @@ impl Undo {
     }
 }
 
-/// What [`Position::play_plain`] needs to take a move back.
+/// What [`Position::play_fast`] needs to take a move back.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct PlainUndo {
+pub(crate) struct FastUndo {
     /// The board code captured (0 for none).
     victim: u8,
     swap: [bool; 2],
@@ -104,7 +104,7 @@ pub struct Position {
     /// [`Position::hash`] computes it.
     pub(crate) hash: u64,
     /// Whether `hash` is kept up to date. A game that only checks its moves needs no hash,
-    /// and its two key look-ups a move cost more than the rest of a plain move's update.
+    /// and its two key look-ups a move cost more than the rest of a fast move's update.
     hashing: bool,
     /// Per side, the pawns waiting for a lost piece in arrival order: one byte per pawn (its
     /// square index plus one), the first arrival in the lowest byte. Always 0 unless the
@@ -561,18 +561,18 @@ impl Position {
     /// `HASH` must be whether the position keeps its hash up to date (see
     /// [`Position::hash`]): a constant, so that a game without hashes has no test for it in
     /// its commonest move.
-    // Inlined into its one caller, `Game::play_quick`, which keeps the squares in registers.
+    // Inlined into its one caller, `Game::play_fast`, which keeps the squares in registers.
     #[inline(always)]
-    pub(crate) fn play_plain<const HASH: bool>(
+    pub(crate) fn play_fast<const HASH: bool>(
         &mut self,
         v: &Variant,
         from: Square,
         to: Square,
-    ) -> PlainUndo {
+    ) -> FastUndo {
         debug_assert_eq!(HASH, self.hashing);
         let code = self.board[from.index()];
         let victim = self.board[to.index()];
-        let undo = PlainUndo {
+        let undo = FastUndo {
             victim,
             swap: self.swap,
             halfmove: self.halfmove,
@@ -633,8 +633,8 @@ impl Position {
         undo
     }
 
-    /// Takes back a move played with [`Position::play_plain`].
-    pub(crate) fn undo_plain(&mut self, from: Square, to: Square, undo: PlainUndo) {
+    /// Takes back a move played with [`Position::play_fast`].
+    pub(crate) fn undo_fast(&mut self, from: Square, to: Square, undo: FastUndo) {
         let code = self.board[to.index()];
         self.set(to, undo.victim);
         self.set(from, code);
@@ -847,14 +847,14 @@ mod tests {
 
     /// The sole royal square stays in step with the royal sets through every move of random
     /// games of every built-in variant and its take-back, played in full and, where it
-    /// applies, the plain way.
+    /// applies, the fast way.
     #[test]
     fn sole_royal_stays_in_step() {
         let options = Options {
             max_plies: 300,
             ..Options::default()
         };
-        let mut plain = 0;
+        let mut fast = 0;
         for id in crate::variants::builtin_ids() {
             let variant = crate::variants::builtin(&id).unwrap();
             for i in 0..12 {
@@ -867,7 +867,7 @@ mod tests {
                     assert_eq!(pos.sole_royal, sole_from_scratch(&pos), "{id} {m:?}");
                     pos.undo(undo);
                     assert_eq!(pos.sole_royal, before.sole_royal, "{id} undo {m:?}");
-                    // The plain move, where it applies: a normal move changing two squares.
+                    // The fast way, where it applies: a normal move changing two squares.
                     if m.kind == MoveKind::Normal
                         && m.promotion.is_none()
                         && before
@@ -881,16 +881,16 @@ mod tests {
                     {
                         let v = before.variant.clone();
                         let mut p = before.clone();
-                        let u = p.play_plain::<true>(&v, m.from, m.to);
-                        assert_eq!(p.sole_royal, sole_from_scratch(&p), "{id} plain {m:?}");
-                        p.undo_plain(m.from, m.to, u);
-                        assert_eq!(p.sole_royal, before.sole_royal, "{id} undo plain {m:?}");
-                        plain += 1;
+                        let u = p.play_fast::<true>(&v, m.from, m.to);
+                        assert_eq!(p.sole_royal, sole_from_scratch(&p), "{id} fast {m:?}");
+                        p.undo_fast(m.from, m.to, u);
+                        assert_eq!(p.sole_royal, before.sole_royal, "{id} undo fast {m:?}");
+                        fast += 1;
                     }
                     pos.play_unchecked(m);
                 }
             }
         }
-        assert!(plain > 10_000, "{plain} plain moves tried");
+        assert!(fast > 10_000, "{fast} moves tried the fast way");
     }
 }

@@ -175,231 +175,43 @@ pub struct VariantError {
 impl Variant {
     /// Checks a definition and compiles its tables.
     pub fn new(def: VariantDef) -> Result<Variant, VariantError> {
-        let variant_id = def.id.clone();
-        let err = |message: String| VariantError {
-            variant: variant_id.clone(),
-            message,
-        };
-        if def.id.is_empty()
-            || !def
-                .id
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        {
-            return Err(err(
-                "`id` must be lowercase letters, digits and hyphens".into()
-            ));
-        }
+        let variant = def.id.clone();
+        Self::compile(def).map_err(|message| VariantError { variant, message })
+    }
+
+    /// [`Variant::new`], with its refusal in words.
+    fn compile(def: VariantDef) -> Result<Variant, String> {
+        check_id(&def.id)?;
         let extra: Vec<(String, Color, i8, i8)> = def
             .board
             .citadels
             .iter()
             .map(|c| (c.name.clone(), c.owner, c.file, c.rank))
             .collect();
-        let geometry = Geometry::new(def.board.files, def.board.ranks, &extra).map_err(&err)?;
-
-        // Piece kinds, with the pawn of pawns' states added after its base kind.
-        let pp_id = def.rules.pawn_of_pawns.as_ref().map(|p| p.piece.clone());
-        let mut kinds: Vec<KindInfo> = Vec::new();
-        let mut class_defs: Vec<Vec<MoveDef>> = Vec::new();
-        for p in &def.pieces {
-            let moves = match &p.moves {
-                MovesRef::Named(name) => def.movements.get(name).cloned().ok_or_else(|| {
-                    err(format!(
-                        "piece {:?} uses movement {name:?}, which [movements] does not define",
-                        p.id
-                    ))
-                })?,
-                MovesRef::Inline(list) => list.clone(),
-            };
-            for m in &moves {
-                movement::check(m).map_err(|e| err(format!("piece {:?}: {e}", p.id)))?;
-            }
-            let class = match class_defs.iter().position(|c| *c == moves) {
-                Some(i) => i,
-                None => {
-                    class_defs.push(moves);
-                    class_defs.len() - 1
-                }
-            };
-            check_symbol(&p.symbol, false).map_err(|e| err(format!("piece {:?}: {e}", p.id)))?;
-            for a in &p.aliases {
-                if a.len() != 1 || !a.as_bytes()[0].is_ascii_uppercase() {
-                    return Err(err(format!(
-                        "piece {:?}: alias {a:?} must be one uppercase letter",
-                        p.id
-                    )));
-                }
-            }
-            let base = PieceKind(kinds.len() as u8);
-            let states = if pp_id.as_deref() == Some(p.id.as_str()) {
-                3
-            } else {
-                1
-            };
-            for arrivals in 0..states {
-                let primes = "'".repeat(arrivals);
-                kinds.push(KindInfo {
-                    id: format!("{}{primes}", p.id),
-                    name: if arrivals == 0 {
-                        p.name.clone()
-                    } else {
-                        format!(
-                            "{} ({arrivals} arrival{})",
-                            p.name,
-                            if arrivals > 1 { "s" } else { "" }
-                        )
-                    },
-                    symbol: format!("{}{primes}", p.symbol),
-                    aliases: if arrivals == 0 {
-                        p.aliases.clone()
-                    } else {
-                        Vec::new()
-                    },
-                    royal: p.royal,
-                    pawn: p.pawn,
-                    promotion: Vec::new(),
-                    max_count: p.max_count,
-                    base,
-                    arrivals: arrivals as u8,
-                    class: class as u8,
-                });
-            }
-        }
-        if kinds.len() > MAX_KINDS {
-            return Err(err(format!(
-                "{} piece kinds (counting the pawn of pawns' states); at most {MAX_KINDS}",
-                kinds.len()
-            )));
-        }
-        if !kinds.iter().any(|k| k.royal) {
-            return Err(err("no piece is royal".into()));
-        }
-        let ids: Vec<String> = kinds.iter().map(|k| k.id.clone()).collect();
-        let by_id = |id: &str| -> Result<PieceKind, VariantError> {
-            ids.iter()
-                .position(|k| k == id)
-                .map(|i| PieceKind(i as u8))
-                .ok_or_else(|| err(format!("no piece has the id {id:?}")))
-        };
-        // Unique symbols; a one-letter symbol may not begin a two-letter one, so that a
-        // position string reads one way only.
-        let mut symbols = HashMap::new();
-        for (i, k) in kinds.iter().enumerate() {
-            for s in std::iter::once(&k.symbol).chain(&k.aliases) {
-                if symbols.insert(s.clone(), PieceKind(i as u8)).is_some() {
-                    return Err(err(format!("the symbol {s:?} is used twice")));
-                }
-            }
-        }
-        for k in &kinds {
-            if k.symbol.trim_end_matches('\'').len() == 2 {
-                let first = &k.symbol[..1];
-                if symbols.contains_key(first) {
-                    return Err(err(format!(
-                        "the symbol {first:?} is also the first letter of {:?}",
-                        k.symbol
-                    )));
-                }
-            }
-        }
-        for (i, p) in def.pieces.iter().enumerate() {
-            let promotion = p
-                .promotion
-                .iter()
-                .map(|id| by_id(id))
-                .collect::<Result<Vec<_>, _>>()?;
-            if !promotion.is_empty() && !p.pawn {
-                return Err(err(format!("piece {:?} promotes but is not a pawn", p.id)));
-            }
-            let base = kinds
-                .iter()
-                .position(|k| k.id == def.pieces[i].id)
-                .unwrap_or(0);
-            kinds[base].promotion = promotion;
-        }
-
+        let geometry = Geometry::new(def.board.files, def.board.ranks, &extra)?;
+        let (mut kinds, class_defs) = piece_kinds(&def)?;
+        let symbols = symbol_table(&kinds)?;
+        set_promotions(&def, &mut kinds)?;
         let tables = class_defs
             .iter()
             .map(|d| MoveTable::new(&geometry, d))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(&err)?;
-
-        let king_swap = match &def.rules.king_swap {
-            Some(s) => Some(by_id(&s.piece)?),
-            None => None,
-        };
-        let pawn_of_pawns = match &def.rules.pawn_of_pawns {
-            Some(p) => {
-                let base = by_id(&p.piece)?;
-                if !kinds[base.index()].pawn {
-                    return Err(err(format!(
-                        "the pawn of pawns {:?} is not a pawn",
-                        p.piece
-                    )));
-                }
-                let sq = |name: &str| {
-                    geometry
-                        .parse(name)
-                        .filter(|&s| geometry.is_main(s))
-                        .ok_or_else(|| {
-                            err(format!("relocation square {name:?} is not on the board"))
-                        })
-                };
-                Some(PawnOfPawns {
-                    states: [base, PieceKind(base.0 + 1), PieceKind(base.0 + 2)],
-                    relocation: ByColor::new(sq(&p.relocation[0])?, sq(&p.relocation[1])?),
-                    third_arrival: by_id(&p.third_arrival)?,
-                    also_promote: match &p.also_promote {
-                        Some([a, b]) => Some((by_id(a)?, by_id(b)?)),
-                        None => None,
-                    },
-                })
-            }
-            None => None,
-        };
+            .collect::<Result<Vec<_>, _>>()?;
+        let rules = resolve_rules(&def, &geometry, &kinds)?;
         let mut citadel_allow = Vec::new();
         for (c, cdef) in geometry.citadels().iter().zip(&def.board.citadels) {
             let mut mask = 0u64;
             for id in &cdef.allow_own {
-                mask |= 1 << by_id(id)?.0;
+                mask |= 1 << kind_by_id(&kinds, id)?.0;
             }
             citadel_allow.push((c.square, c.owner, mask));
         }
-        let rules = Rules {
-            stalemate: def.rules.stalemate,
-            bare_king: def.rules.bare_king,
-            n_move_rule: def.rules.n_move_rule,
-            repetition: def.rules.repetition,
-            permanent_check: def.rules.permanent_check,
-            king_swap,
-            pawn_of_pawns,
-            promotion: def.rules.promotion,
-        };
-        if rules.promotion == PromotionRule::LostPieces && rules.pawn_of_pawns.is_some() {
-            return Err(err(
-                "promotion to lost pieces cannot be combined with a pawn of pawns".into(),
-            ));
-        }
-        if rules.promotion == PromotionRule::LostPieces && geometry.files() as usize > MAX_WAITING {
-            return Err(err(format!(
-                "promotion to lost pieces needs a board of at most {MAX_WAITING} files"
-            )));
-        }
+        check_lost_pieces(&rules, &geometry)?;
         let last_rank = ByColor::new(
             geometry.rank_mask(geometry.ranks() as i8),
             geometry.rank_mask(1),
         );
-        let royal_kinds = kinds
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.royal)
-            .fold(0u64, |m, (i, _)| m | 1 << i);
-        let pawn_kinds = kinds
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.pawn)
-            .fold(0u64, |m, (i, _)| m | 1 << i);
+        let royal_kinds = kind_mask(&kinds, |k| k.royal);
+        let pawn_kinds = kind_mask(&kinds, |k| k.pawn);
         let waiting_pawn_kinds = if rules.promotion == PromotionRule::LostPieces {
             pawn_kinds
         } else {
@@ -443,18 +255,37 @@ impl Variant {
             attackers: Vec::new(),
             leapers: Vec::new(),
         };
-        for (i, k) in variant.kinds.iter().enumerate() {
-            variant.class_of[i] = k.class;
-            if variant.waiting_kinds >> i & 1 != 0 {
-                variant.waiting_classes |= 1 << k.class;
+        variant.index_kinds();
+        // The start position must be valid.
+        let start =
+            super::Position::from_fen(&std::sync::Arc::new(variant.clone()), &variant.def.start)
+                .map_err(|e| format!("start position: {e}"))?;
+        for color in Color::ALL {
+            for (k, count) in variant.start_count[color].iter_mut().enumerate() {
+                *count = start.pieces_of(color, PieceKind(k as u8)).count() as u8;
+            }
+        }
+        variant.lines = variant.uncovering_lines();
+        variant.through = variant.classes_through_table();
+        (variant.attackers, variant.leapers) = variant.attacker_tables();
+        variant.start_setup = Some(Box::new(start.setup()));
+        Ok(variant)
+    }
+
+    /// The look-ups by kind and class that the move generator and SAN use.
+    fn index_kinds(&mut self) {
+        for (i, k) in self.kinds.iter().enumerate() {
+            self.class_of[i] = k.class;
+            if self.waiting_kinds >> i & 1 != 0 {
+                self.waiting_classes |= 1 << k.class;
             }
             if let [b @ b'A'..=b'Z'] = k.symbol.as_bytes()
                 && !k.pawn
             {
-                variant.san_letters[(b - b'A') as usize] = Some(PieceKind(i as u8));
+                self.san_letters[(b - b'A') as usize] = Some(PieceKind(i as u8));
             }
         }
-        let pawn_classes: Vec<u8> = variant
+        let pawn_classes: Vec<u8> = self
             .kinds
             .iter()
             .filter(|k| k.pawn)
@@ -462,36 +293,37 @@ impl Variant {
             .collect();
         if let Some(&c) = pawn_classes.first()
             && pawn_classes.iter().all(|&p| p == c)
-            && variant.kinds.iter().all(|k| k.pawn || k.class != c)
+            && self.kinds.iter().all(|k| k.pawn || k.class != c)
         {
-            variant.pawn_class = Some(c);
+            self.pawn_class = Some(c);
         }
-        for c in variant.geometry.citadels() {
-            variant.citadels_of[c.owner] |= c.square.bit();
+        for c in self.geometry.citadels() {
+            self.citadels_of[c.owner] |= c.square.bit();
         }
-        // The start position must be valid.
-        let start =
-            super::Position::from_fen(&std::sync::Arc::new(variant.clone()), &variant.def.start)
-                .map_err(|e| err(format!("start position: {e}")))?;
-        for color in Color::ALL {
-            for (k, count) in variant.start_count[color].iter_mut().enumerate() {
-                *count = start.pieces_of(color, PieceKind(k as u8)).count() as u8;
-            }
-        }
-        let n = variant.geometry.len();
+    }
+
+    /// The table behind [`Variant::lines_to`] (see `lines`).
+    fn uncovering_lines(&self) -> Vec<Bitboard> {
+        let n = self.geometry.len();
         let mut lines = vec![Bitboard::EMPTY; 2 * n];
         for color in Color::ALL {
-            for sq in variant.geometry.squares() {
-                for t in variant.tables.iter().filter(|t| t.captures) {
+            for sq in self.geometry.squares() {
+                for t in self.tables.iter().filter(|t| t.captures) {
                     lines[color.index() * n + sq.index()] |=
                         t.lines_to(color, sq, !Bitboard::EMPTY);
                 }
             }
         }
+        lines
+    }
+
+    /// The table behind [`Variant::classes_through`] (see `through`).
+    fn classes_through_table(&self) -> Vec<u32> {
+        let n = self.geometry.len();
         let mut through = vec![0u32; 2 * n * n];
         for color in Color::ALL {
-            for target in variant.geometry.squares() {
-                for (c, t) in variant.tables.iter().enumerate() {
+            for target in self.geometry.squares() {
+                for (c, t) in self.tables.iter().enumerate() {
                     if !t.captures {
                         continue;
                     }
@@ -504,13 +336,19 @@ impl Variant {
                 }
             }
         }
-        let classes = variant.tables.len();
+        through
+    }
+
+    /// The tables behind [`Variant::attackers`] (see `attackers` and `leapers`).
+    fn attacker_tables(&self) -> (Vec<Bitboard>, Vec<u32>) {
+        let n = self.geometry.len();
+        let classes = self.tables.len();
         let mut attackers = vec![Bitboard::EMPTY; 2 * n * classes];
         let mut leapers = vec![0u32; 2 * n];
         for color in Color::ALL {
-            for target in variant.geometry.squares() {
+            for target in self.geometry.squares() {
                 let i = color.index() * n + target.index();
-                for (c, t) in variant.tables.iter().enumerate() {
+                for (c, t) in self.tables.iter().enumerate() {
                     let paths: Vec<(Square, Bitboard)> = t.capture_paths(color, target).collect();
                     if !t.captures || paths.is_empty() {
                         continue;
@@ -524,14 +362,7 @@ impl Variant {
                 }
             }
         }
-        Ok(Variant {
-            start_setup: Some(Box::new(start.setup())),
-            lines,
-            through,
-            attackers,
-            leapers,
-            ..variant
-        })
+        (attackers, leapers)
     }
 
     /// The canonical name (`tamerlane`).
@@ -663,6 +494,222 @@ impl Variant {
             .find(|(s, _, _)| *s == sq)
             .is_some_and(|&(_, owner, mask)| owner == color && mask & (1 << kind.0) != 0)
     }
+}
+
+/// A variant id is lowercase letters, digits and hyphens: it names files and database rows.
+fn check_id(id: &str) -> Result<(), String> {
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return Err("`id` must be lowercase letters, digits and hyphens".into());
+    }
+    Ok(())
+}
+
+/// The piece kinds of a definition, with the pawn of pawns' states added after its base kind
+/// (promotions not resolved yet), and the movements of their classes: kinds that move alike
+/// share a class.
+fn piece_kinds(def: &VariantDef) -> Result<(Vec<KindInfo>, Vec<Vec<MoveDef>>), String> {
+    let pp_id = def.rules.pawn_of_pawns.as_ref().map(|p| p.piece.clone());
+    let mut kinds: Vec<KindInfo> = Vec::new();
+    let mut class_defs: Vec<Vec<MoveDef>> = Vec::new();
+    for p in &def.pieces {
+        let moves = match &p.moves {
+            MovesRef::Named(name) => def.movements.get(name).cloned().ok_or_else(|| {
+                format!(
+                    "piece {:?} uses movement {name:?}, which [movements] does not define",
+                    p.id
+                )
+            })?,
+            MovesRef::Inline(list) => list.clone(),
+        };
+        for m in &moves {
+            movement::check(m).map_err(|e| format!("piece {:?}: {e}", p.id))?;
+        }
+        let class = match class_defs.iter().position(|c| *c == moves) {
+            Some(i) => i,
+            None => {
+                class_defs.push(moves);
+                class_defs.len() - 1
+            }
+        };
+        check_symbol(&p.symbol, false).map_err(|e| format!("piece {:?}: {e}", p.id))?;
+        for a in &p.aliases {
+            if a.len() != 1 || !a.as_bytes()[0].is_ascii_uppercase() {
+                return Err(format!(
+                    "piece {:?}: alias {a:?} must be one uppercase letter",
+                    p.id
+                ));
+            }
+        }
+        let base = PieceKind(kinds.len() as u8);
+        let states = if pp_id.as_deref() == Some(p.id.as_str()) {
+            3
+        } else {
+            1
+        };
+        for arrivals in 0..states {
+            let primes = "'".repeat(arrivals);
+            kinds.push(KindInfo {
+                id: format!("{}{primes}", p.id),
+                name: if arrivals == 0 {
+                    p.name.clone()
+                } else {
+                    format!(
+                        "{} ({arrivals} arrival{})",
+                        p.name,
+                        if arrivals > 1 { "s" } else { "" }
+                    )
+                },
+                symbol: format!("{}{primes}", p.symbol),
+                aliases: if arrivals == 0 {
+                    p.aliases.clone()
+                } else {
+                    Vec::new()
+                },
+                royal: p.royal,
+                pawn: p.pawn,
+                promotion: Vec::new(),
+                max_count: p.max_count,
+                base,
+                arrivals: arrivals as u8,
+                class: class as u8,
+            });
+        }
+    }
+    if kinds.len() > MAX_KINDS {
+        return Err(format!(
+            "{} piece kinds (counting the pawn of pawns' states); at most {MAX_KINDS}",
+            kinds.len()
+        ));
+    }
+    if !kinds.iter().any(|k| k.royal) {
+        return Err("no piece is royal".into());
+    }
+    Ok((kinds, class_defs))
+}
+
+/// The kind of every symbol and alias. Each is unique, and a one-letter symbol may not begin
+/// a two-letter one, so that a position string reads one way only.
+fn symbol_table(kinds: &[KindInfo]) -> Result<HashMap<String, PieceKind>, String> {
+    let mut symbols = HashMap::new();
+    for (i, k) in kinds.iter().enumerate() {
+        for s in std::iter::once(&k.symbol).chain(&k.aliases) {
+            if symbols.insert(s.clone(), PieceKind(i as u8)).is_some() {
+                return Err(format!("the symbol {s:?} is used twice"));
+            }
+        }
+    }
+    for k in kinds {
+        if k.symbol.trim_end_matches('\'').len() == 2 {
+            let first = &k.symbol[..1];
+            if symbols.contains_key(first) {
+                return Err(format!(
+                    "the symbol {first:?} is also the first letter of {:?}",
+                    k.symbol
+                ));
+            }
+        }
+    }
+    Ok(symbols)
+}
+
+/// The kind with the id `id`.
+fn kind_by_id(kinds: &[KindInfo], id: &str) -> Result<PieceKind, String> {
+    kinds
+        .iter()
+        .position(|k| k.id == id)
+        .map(|i| PieceKind(i as u8))
+        .ok_or_else(|| format!("no piece has the id {id:?}"))
+}
+
+/// The kinds for which `has` holds, a bit per kind.
+fn kind_mask(kinds: &[KindInfo], has: impl Fn(&KindInfo) -> bool) -> u64 {
+    kinds
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| has(k))
+        .fold(0u64, |m, (i, _)| m | 1 << i)
+}
+
+/// Resolves what each pawn promotes to.
+fn set_promotions(def: &VariantDef, kinds: &mut [KindInfo]) -> Result<(), String> {
+    for p in &def.pieces {
+        let promotion = p
+            .promotion
+            .iter()
+            .map(|id| kind_by_id(kinds, id))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !promotion.is_empty() && !p.pawn {
+            return Err(format!("piece {:?} promotes but is not a pawn", p.id));
+        }
+        let base = kinds.iter().position(|k| k.id == p.id).unwrap_or(0);
+        kinds[base].promotion = promotion;
+    }
+    Ok(())
+}
+
+/// The definition's rules, with the kinds and squares they name resolved.
+fn resolve_rules(
+    def: &VariantDef,
+    geometry: &Geometry,
+    kinds: &[KindInfo],
+) -> Result<Rules, String> {
+    let king_swap = match &def.rules.king_swap {
+        Some(s) => Some(kind_by_id(kinds, &s.piece)?),
+        None => None,
+    };
+    let pawn_of_pawns = match &def.rules.pawn_of_pawns {
+        Some(p) => {
+            let base = kind_by_id(kinds, &p.piece)?;
+            if !kinds[base.index()].pawn {
+                return Err(format!("the pawn of pawns {:?} is not a pawn", p.piece));
+            }
+            let sq = |name: &str| {
+                geometry
+                    .parse(name)
+                    .filter(|&s| geometry.is_main(s))
+                    .ok_or_else(|| format!("relocation square {name:?} is not on the board"))
+            };
+            Some(PawnOfPawns {
+                states: [base, PieceKind(base.0 + 1), PieceKind(base.0 + 2)],
+                relocation: ByColor::new(sq(&p.relocation[0])?, sq(&p.relocation[1])?),
+                third_arrival: kind_by_id(kinds, &p.third_arrival)?,
+                also_promote: match &p.also_promote {
+                    Some([a, b]) => Some((kind_by_id(kinds, a)?, kind_by_id(kinds, b)?)),
+                    None => None,
+                },
+            })
+        }
+        None => None,
+    };
+    let rules = Rules {
+        stalemate: def.rules.stalemate,
+        bare_king: def.rules.bare_king,
+        n_move_rule: def.rules.n_move_rule,
+        repetition: def.rules.repetition,
+        permanent_check: def.rules.permanent_check,
+        king_swap,
+        pawn_of_pawns,
+        promotion: def.rules.promotion,
+    };
+    Ok(rules)
+}
+
+/// The limits of promotion to lost pieces: its pawns wait in a queue of at most
+/// [`MAX_WAITING`] a side (a pawn per file), and it is not combined with a pawn of pawns.
+fn check_lost_pieces(rules: &Rules, geometry: &Geometry) -> Result<(), String> {
+    if rules.promotion == PromotionRule::LostPieces && rules.pawn_of_pawns.is_some() {
+        return Err("promotion to lost pieces cannot be combined with a pawn of pawns".into());
+    }
+    if rules.promotion == PromotionRule::LostPieces && geometry.files() as usize > MAX_WAITING {
+        return Err(format!(
+            "promotion to lost pieces needs a board of at most {MAX_WAITING} files"
+        ));
+    }
+    Ok(())
 }
 
 fn check_symbol(s: &str, primes: bool) -> Result<(), String> {

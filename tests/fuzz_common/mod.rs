@@ -11,7 +11,7 @@ use kabir::generate::{Options, random_game};
 use kabir::notation::game::{RawGame, Severity, TokenKind};
 use kabir::notation::grammar::{self, Element, Item, Parsed, TypedPawns};
 use kabir::notation::reader::Reader;
-use kabir::notation::san::{PackedShort, SanPlus};
+use kabir::notation::san::{PackedFastSan, SanPlus};
 use kabir::notation::{resolve, san};
 use kabir::replay::replay;
 use kabir::rules::{Position, Variant};
@@ -187,7 +187,7 @@ pub fn variant_definition(data: &[u8]) {
 
 /// The bytes read by the grammar (`kabir::notation::grammar`): as games, moves and a position
 /// string. Every production reads them without a panic and leaves the end of its input; the
-/// reader reads them as the grammar does ([`reader_as_grammar`]); the fast lane of moves
+/// reader reads them as the grammar does ([`reader_as_grammar`]); the fast path of moves
 /// reads every token as the grammar does, errors included; a move writes back to text that
 /// reads as the same move; and a position string that a built-in variant reads is one the
 /// grammar's `position` reads whole.
@@ -336,7 +336,7 @@ pub fn reader_as_grammar(data: &[u8]) {
                     Element::MoveNumber { number, black } => {
                         TokenKind::MoveNumber { number, black }
                     }
-                    Element::Move(text, _) => TokenKind::Move(PackedShort::of(text)),
+                    Element::Move(text, _) => TokenKind::Move(PackedFastSan::of(text)),
                     Element::Nag(n) => TokenKind::Nag(n),
                     Element::Glyph(g) => TokenKind::Nag(g.nag()),
                     Element::Comment(_) => TokenKind::Comment,
