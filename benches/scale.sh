@@ -36,7 +36,7 @@ mean=$("$kabir" stats --db "$db" --format json |
     sed -n 's/^ *"mean": \([0-9.]*\),/\1/p' | head -1)
 bytes=$(stat -c %s "$db")
 awk -v b="$bytes" -v n="$n" -v m="$mean" 'BEGIN {
-    printf "database: %d bytes, %d games of %.1f plies, %.2f bytes per position\n",
+    printf "database: %.0f bytes, %d games of %.1f plies, %.2f bytes per position\n",
         b, n, m, b / (n * (m + 1)) }'
 
 cargo bench --quiet --manifest-path "$root/Cargo.toml" --bench scale -- "$kabir" "$db"

@@ -197,6 +197,11 @@ fn import(path: &std::path::Path, recs: &[GameRecord], seed: u64) {
             batches.push(taken.drain(..n).collect::<Vec<_>>());
         }
         imp.import_all(batches, |_| {}).unwrap();
+        // Now and then everything merged: the openings become consolidated ones, and later
+        // batches add recent ones to them.
+        if rng.random_bool(0.3) {
+            db.compact().unwrap();
+        }
     }
 }
 
@@ -280,8 +285,8 @@ fn explore(db: &Database, q: &Position, examples: usize) -> Brute {
 
 /// A copy of the database whose derived tables are marked stale: queries take the paths
 /// that do without them.
-fn stale_copy(path: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf {
-    let copy = dir.join("stale.db");
+fn stale_copy(path: &std::path::Path, dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let copy = dir.join(name);
     std::fs::copy(path, &copy).unwrap();
     let conn = rusqlite::Connection::open(&copy).unwrap();
     conn.execute("UPDATE meta SET value = 'stale' WHERE key = 'derived'", [])
@@ -293,6 +298,47 @@ fn contains(tag: Option<&str>, needle: &str) -> bool {
     tag.unwrap_or("")
         .to_ascii_lowercase()
         .contains(&needle.to_ascii_lowercase())
+}
+
+/// Statistics: the summaries (and the openings, consolidated or recent) give the report that
+/// reading every game gives.
+fn same_reports(db: &Database, stale: &Database, registry: &Registry) {
+    for by in [
+        None,
+        Some(GroupBy::Variant),
+        Some(GroupBy::Termination),
+        Some(GroupBy::Year),
+        Some(GroupBy::Result),
+        Some(GroupBy::Opening),
+    ] {
+        for (opening_plies, top) in [
+            (4, 10),
+            (4, 1),
+            (1, 3),
+            (2, 100),
+            (3, 25),
+            (3, 0),
+            (0, 5),
+            (6, 4),
+        ] {
+            for variant in [None, Some("shatranj"), Some("knavish-shatranj")] {
+                let q = ReportQuery {
+                    filter: GameFilter {
+                        variant: variant.map(str::to_string),
+                        ..GameFilter::default()
+                    },
+                    by,
+                    opening_plies,
+                    top,
+                };
+                assert_eq!(
+                    db.report(&q, registry).unwrap(),
+                    stale.report(&q, registry).unwrap(),
+                    "{by:?} {opening_plies} {top} {variant:?}"
+                );
+            }
+        }
+    }
 }
 
 fn check(seed: u64) {
@@ -309,7 +355,7 @@ fn check(seed: u64) {
             (g, ps)
         })
         .collect();
-    let copy = stale_copy(&path, dir.path());
+    let copy = stale_copy(&path, dir.path(), "stale.db");
     let stale = Database::open(&copy).unwrap();
     assert!(!stale.derived_current().unwrap());
 
@@ -411,34 +457,7 @@ fn check(seed: u64) {
         }
     }
 
-    // Statistics: the summaries give the report that reading every game gives.
-    for by in [
-        None,
-        Some(GroupBy::Variant),
-        Some(GroupBy::Termination),
-        Some(GroupBy::Year),
-        Some(GroupBy::Result),
-        Some(GroupBy::Opening),
-    ] {
-        for (opening_plies, top) in [(4, 10), (1, 3), (2, 100), (3, 0), (0, 5), (6, 4)] {
-            for variant in [None, Some("shatranj"), Some("knavish-shatranj")] {
-                let q = ReportQuery {
-                    filter: GameFilter {
-                        variant: variant.map(str::to_string),
-                        ..GameFilter::default()
-                    },
-                    by,
-                    opening_plies,
-                    top,
-                };
-                assert_eq!(
-                    db.report(&q, &registry).unwrap(),
-                    stale.report(&q, &registry).unwrap(),
-                    "{by:?} {opening_plies} {top} {variant:?}"
-                );
-            }
-        }
-    }
+    same_reports(&db, &stale, &registry);
     assert_eq!(db.stats().unwrap(), stale.stats().unwrap());
     assert_eq!(db.game_count().unwrap(), games.len() as u64);
     drop(db);
@@ -460,6 +479,21 @@ fn check(seed: u64) {
     for q in queries.iter().step_by(3) {
         assert_eq!(db.explore(q, 3).unwrap(), stale.explore(q, 3).unwrap());
     }
+    drop(stale);
+    // After the rebuild every opening is consolidated; an append adds recent ones again.
+    let again = stale_copy(&path, dir.path(), "stale-after.db");
+    same_reports(&db, &Database::open(&again).unwrap(), &registry);
+    let extra: Vec<GameRecord> = crate::games(seed ^ 0xadd).into_iter().take(12).collect();
+    db.importer()
+        .unwrap()
+        .import_all(vec![extra], |_| {})
+        .unwrap();
+    let again = stale_copy(&path, dir.path(), "stale-appended.db");
+    same_reports(&db, &Database::open(&again).unwrap(), &registry);
+    let digest = db.derived_digest().unwrap();
+    let done = db.rebuild(&registry, |_, _| {}).unwrap();
+    assert_eq!(done.unchanged, Some(true));
+    assert_eq!(db.derived_digest().unwrap(), digest);
 }
 
 proptest! {

@@ -437,6 +437,13 @@ impl Importer<'_> {
                         break;
                     }
                 }
+                // The openings left recent by the import are consolidated, so that a report
+                // afterwards reads few of them (see `openings`).
+                if self.merge_tiers
+                    && let Err(e) = tally::settle(&mut self.db.conn)
+                {
+                    let _ = to_main.send(Err(self.db.err(e)));
+                }
                 let _ = self
                     .db
                     .conn

@@ -15,6 +15,7 @@ mod import;
 mod index;
 mod name_index;
 pub mod names;
+mod openings;
 mod pipeline;
 mod query;
 mod rebuild;

@@ -15,6 +15,7 @@ use super::error::DbError;
 use super::import::{prepare, write_index};
 use super::index;
 use super::name_index::{BatchNames, NameCache};
+use super::openings;
 use super::record::{GameEnd, GameRecord, ROSTER};
 use super::schema::DERIVED_CURRENT;
 use super::summary::{BatchSummary, Facts};
@@ -153,6 +154,7 @@ fn rebuild_in(
     tx.execute_batch(
         "DELETE FROM posting; DELETE FROM tree; DELETE FROM segment;
          DELETE FROM tally_part; DELETE FROM tally;
+         DELETE FROM opening_chunk; DELETE FROM opening_head;
          DELETE FROM summary; DELETE FROM summary_length; DELETE FROM summary_promotion;
          DELETE FROM name; INSERT INTO name_trigram (name_trigram) VALUES ('delete-all');
          UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation';",
@@ -250,6 +252,8 @@ fn rebuild_in(
         games += rows.len() as u64;
         progress(games, total);
     }
+    // All openings consolidated: a report reads no recent ones.
+    tally::merge_all(tx, Kind::Openings).map_err(sql)?;
     tx.execute(
         "UPDATE meta SET value = ?1 WHERE key = 'derived'",
         params![DERIVED_CURRENT],
@@ -427,19 +431,19 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
             h.write(&g.to_le_bytes());
         }
     }
-    // The openings, by variant.
+    // The openings, by variant: recent and consolidated lines added up; and whether the
+    // consolidated lines' ranking agrees with them (a disagreement changes the digest).
     section("openings", &mut h);
-    let mut openings: BTreeMap<i64, Vec<Vec<u8>>> = BTreeMap::new();
-    for (variant, blob) in tally::all(conn, Kind::Openings)? {
-        openings.entry(variant).or_default().push(blob);
-    }
-    for (variant, blobs) in openings {
+    for (variant, blobs) in openings::all_rows(conn)? {
         let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
         let mut blob = Vec::new();
         tally::merge_openings_with(&blobs, |r| r.write(&mut blob))
             .ok_or_else(|| tally::damaged("a tally of openings does not decode"))?;
         h.field(&variant.to_le_bytes());
         h.field(&blob);
+    }
+    if !openings::consistent(conn)? {
+        h.field(b"consolidated openings disagree with their ranking");
     }
     // The summaries, row by row in key order.
     for (table, order) in [

@@ -15,10 +15,11 @@ use crate::variants::Registry;
 use super::codec::{self, MOVE_BYTES};
 use super::database::{Database, Layout};
 use super::error::DbError;
+use super::openings;
 use super::query::{GameFilter, Results};
 use super::record::GameEnd;
 use super::schema::OPENING_PLIES;
-use super::tally::{self, Kind, OpeningRow};
+use super::tally::OpeningRow;
 
 /// `part` as a percentage of `whole` (0 when `whole` is 0).
 pub fn percent(part: u64, whole: u64) -> f64 {
@@ -657,42 +658,17 @@ impl Database {
             .map(|(k, (moves, games))| (k, moves, games))
             .collect();
         if openings_wanted {
-            let mut by_variant: BTreeMap<i64, Vec<Vec<u8>>> = BTreeMap::new();
-            for (v, blob) in tally::all(&self.conn, Kind::Openings).map_err(sql_err)? {
-                if keep(v) {
-                    by_variant.entry(v).or_default().push(blob);
-                }
-            }
-            let bytes = q.opening_plies.saturating_mul(MOVE_BYTES);
             let mut top = TopOpenings::new(q.top);
-            for (v, blobs) in by_variant {
-                let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
-                // Rows come in line order, so the lines cut to `bytes` come in runs.
-                let mut run: Option<OpeningRow> = None;
-                let mut games = 0;
-                tally::merge_openings_with(&blobs, |r| {
-                    games += r.games;
-                    let line = &r.line()[..r.line().len().min(bytes)];
-                    match &mut run {
-                        Some(c) if c.line() == line => c.add(r),
-                        _ => {
-                            if let Some(c) = run.take() {
-                                top.offer(v, &c);
-                            }
-                            let mut c = *r;
-                            c.truncate(bytes);
-                            run = Some(c);
-                        }
-                    }
-                })
-                .ok_or_else(|| DbError::Corrupt {
-                    path: self.path.clone(),
-                    detail: "a tally of openings does not decode".to_string(),
-                })?;
-                if let Some(c) = run {
-                    top.offer(v, &c);
+            for v in openings::variants(&self.conn).map_err(sql_err)? {
+                if !keep(v) {
+                    continue;
                 }
-                t.from_start.insert(v, games);
+                let found =
+                    openings::top(&self.conn, v, q.opening_plies, q.top).map_err(sql_err)?;
+                for r in &found.rows {
+                    top.offer(v, r);
+                }
+                t.from_start.insert(v, found.games);
             }
             t.openings = top.into_vec();
         }

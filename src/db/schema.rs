@@ -48,6 +48,10 @@ pub const TREE_EXAMPLES: usize = 12;
 /// The summary of openings (for statistics) keeps each game's first this many plies.
 pub const OPENING_PLIES: usize = 4;
 
+/// The first version with the openings ranked by their counts (`opening_head` and
+/// `opening_chunk`); before it, the openings' tallies hold them all.
+pub const RANKED_OPENINGS_FROM: u32 = 4;
+
 /// One step of a migration.
 pub(crate) enum Step {
     /// SQL statements.
@@ -65,6 +69,7 @@ pub(crate) const MIGRATIONS: &[&[Step]] = &[
         Step::Sql(V2_INDEX),
     ],
     &[Step::Sql(V3)],
+    &[Step::Sql(V4), Step::Run(consolidate_openings)],
 ];
 
 /// The version this code writes.
@@ -249,6 +254,31 @@ CREATE TABLE summary_promotion (
     PRIMARY KEY (variant, kind)
 ) WITHOUT ROWID;
 ";
+
+/// Version 4: the openings of the statistics consolidated and ranked by their counts, so that
+/// the most common openings are found without reading one row per game (see `openings`).
+/// The tallies of openings stay what they were (the openings not consolidated yet); the
+/// migration consolidates them, which needs no game to be read.
+const V4: &str = "
+CREATE TABLE opening_head (
+    variant INTEGER PRIMARY KEY,
+    games   INTEGER NOT NULL,
+    bytes   INTEGER NOT NULL,
+    firsts  BLOB NOT NULL
+);
+CREATE TABLE opening_chunk (
+    variant INTEGER NOT NULL,
+    list    INTEGER NOT NULL,
+    chunk   INTEGER NOT NULL,
+    rows    BLOB NOT NULL,
+    PRIMARY KEY (variant, list, chunk)
+);
+";
+
+/// Consolidates the openings' tallies (part of the migration to version 4).
+fn consolidate_openings(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    super::openings::consolidate_all(tx)
+}
 
 /// Games whose record keys are computed per statement of the migration to version 2: bounds
 /// its memory whatever the size of the database.

@@ -1,7 +1,8 @@
 //! Tallies: derived data kept as sorted blobs, one set per imported batch, merged in tiers like
 //! the position index (every level, since they are small): the games of each name (the name
 //! index) and the counts of each opening (for statistics). A query reads the blobs of every
-//! tally of its kind and adds them up. See `docs/DATABASE.md`.
+//! tally of its kind and adds them up (the openings' tallies are the recent ones, consolidated
+//! now and then: see `openings`). See `docs/DATABASE.md`.
 
 use rusqlite::{Connection, Transaction, params};
 
@@ -76,7 +77,8 @@ pub(crate) fn merge_tiers(conn: &mut Connection, kind: Kind) -> rusqlite::Result
     }
 }
 
-/// One merge of a full tier, if there is one; returns whether there was.
+/// One merge of a full tier, if there is one, or else for openings one consolidation that is
+/// due; returns whether there was.
 pub(crate) fn merge_step(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<bool> {
     let full: Option<i64> = tx
         .query_row(
@@ -91,7 +93,10 @@ pub(crate) fn merge_step(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<b
             e => Err(e),
         })?;
     let Some(level) = full else {
-        return Ok(false);
+        return match kind {
+            Kind::Openings => super::openings::consolidate_step(tx),
+            Kind::Names => Ok(false),
+        };
     };
     let ids: Vec<i64> = tx
         .prepare("SELECT id FROM tally WHERE kind = ?1 AND level = ?2 ORDER BY id LIMIT ?3")?
@@ -101,8 +106,11 @@ pub(crate) fn merge_step(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<b
     Ok(true)
 }
 
-/// Merges every tally of `kind` into one.
+/// Merges every tally of `kind` into one (openings: into the consolidated ones).
 pub(crate) fn merge_all(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<()> {
+    if kind == Kind::Openings {
+        return super::openings::consolidate_all(tx);
+    }
     let ids: Vec<(i64, i64)> = tx
         .prepare("SELECT id, level FROM tally WHERE kind = ?1 ORDER BY id")?
         .query_map(params![kind as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -155,6 +163,14 @@ fn merge(tx: &Transaction<'_>, kind: Kind, level: i64, ids: &[i64]) -> rusqlite:
         insert.execute(params![id, part, merged])?;
     }
     Ok(())
+}
+
+/// At the end of an import: consolidates the openings that it left enough of (see
+/// `openings`), in a transaction of its own.
+pub(crate) fn settle(conn: &mut Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    super::openings::settle(&tx)?;
+    tx.commit()
 }
 
 /// The error for derived data that cannot be read.
