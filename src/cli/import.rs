@@ -12,7 +12,9 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use kabir::db::{BatchStats, Database, DbError, DuplicateRule, GameId, GameRecord, RecordError};
+use kabir::db::{
+    BatchStats, Database, DbError, DuplicateRule, GameId, GameRecord, ReadyGame, RecordError,
+};
 use kabir::notation::game::RawGame;
 use kabir::render::printable;
 use kabir::replay::Replay;
@@ -180,8 +182,8 @@ struct InFlight(VecDeque<Vec<Origin>>);
 
 /// What the worker threads make of a game read.
 enum Read {
-    /// A valid game's record, ready to store, and the line it starts on.
-    Stored(Box<GameRecord>, u32),
+    /// A valid game, made ready to store, and the line it starts on.
+    Stored(Box<ReadyGame>, u32),
     /// A game not to store, reported and kept with the rejects.
     Rejected(Box<RawGame>, Why),
 }
@@ -202,25 +204,9 @@ struct WriterStopped;
 /// The most records a batch reserves room for at once (a larger `--batch` grows as it fills).
 const MAX_RESERVED: usize = 20_000;
 
-/// The bytes a record takes in a batch until the batch is written: the record itself, and for
-/// each position its hash and its index entry (16 bytes) once the batch is derived. What the
-/// derivation makes of the rest (the encoded moves, the start position's text) is smaller
-/// than the record's start position and moves, which it frees.
-fn batch_bytes(record: &GameRecord) -> u64 {
-    let strings = |tags: &[(String, String)]| -> usize {
-        tags.iter()
-            .map(|(k, v)| size_of::<(String, String)>() + k.capacity() + v.capacity())
-            .sum()
-    };
-    let positions = record.moves.len() + 1;
-    let bytes = size_of::<GameRecord>()
-        + size_of::<Origin>()
-        + record.moves.capacity() * size_of::<kabir::rules::Move>()
-        + strings(&record.tags)
-        + record.result.capacity()
-        + record.pgn.capacity()
-        + positions * (size_of::<u64>() + 16);
-    bytes as u64
+/// The bytes a game takes in a batch until the batch is written, with its origin.
+fn batch_bytes(game: &ReadyGame) -> u64 {
+    (game.batch_bytes() + size_of::<Origin>()) as u64
 }
 
 /// Imports; returns whether every game read was valid.
@@ -230,11 +216,12 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     // The error names the file.
     let db = Database::create_or_open(&args.db).context("cannot open the database")?;
     let rule = args.duplicates.rule();
-    // Three stages run side by side: the worker threads read and replay games and make their
-    // records; a database thread derives each batch's index entries while its own writer
-    // commits the batch before (`Importer::import_all`); this thread hands the batches on. The
-    // channel holds none, so a few batches are in memory at most, whatever the input's size.
-    let (batches, to_writer) = std::sync::mpsc::sync_channel::<Vec<GameRecord>>(0);
+    // Three stages run side by side: the worker threads read and replay games and make them
+    // ready to store; this thread gathers them into batches; a database thread sorts each
+    // batch's index entries and its own writer commits it (`Importer::import_all`), one batch
+    // at a time. The channel holds none, so two batches are in memory (one gathered, one
+    // written), whatever the input's size.
+    let (batches, to_writer) = std::sync::mpsc::sync_channel::<Vec<ReadyGame>>(0);
     let (stats_out, stats_in) = std::sync::mpsc::channel::<BatchStats>();
     let writer = std::thread::spawn(move || -> Result<(), DbError> {
         let mut db = db;
@@ -253,13 +240,12 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let started = Instant::now();
     let mut totals = Totals::default();
     let mut in_flight = InFlight::default();
-    // Each batch is allocated at its full size once: a record is large (its start position
-    // is kilobytes), and a growing vector would copy them all again at each doubling. A batch
-    // ended by its memory holds about as many games as the one before, plus a margin.
+    // Each batch is allocated at its full size once, not copied again at each doubling. A
+    // batch ended by its memory holds about as many games as the one before, plus a margin.
     let most = usize::try_from(args.batch).map_or(MAX_RESERVED, |b| b.min(MAX_RESERVED));
     let memory = args.batch_memory.saturating_mul(1_000_000);
     let mut capacity = most;
-    let mut batch: Vec<GameRecord> = Vec::with_capacity(capacity);
+    let mut batch: Vec<ReadyGame> = Vec::with_capacity(capacity);
     let mut origins: Vec<Origin> = Vec::with_capacity(capacity);
     let mut batch_size = 0u64;
     let report = |totals: &Totals| {
@@ -314,7 +300,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         }
         Ok(())
     };
-    let flush = |batch: &mut Vec<GameRecord>,
+    let flush = |batch: &mut Vec<ReadyGame>,
                  origins: &mut Vec<Origin>,
                  capacity: &mut usize,
                  totals: &mut Totals,
@@ -340,11 +326,11 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let mut read_all = || -> Result<()> {
         for (file, path) in args.files.iter().enumerate() {
             totals.files += 1;
-            // Records (with their canonical text) are made on the worker threads, and a valid
-            // game's text and replay are dropped there.
+            // Records (with their canonical text) are made and made ready to store on the
+            // worker threads, and a valid game's text, replay and record are dropped there.
             let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(r, &raw) {
                 Ok(record) => match record.check() {
-                    Ok(()) => Read::Stored(Box::new(record), raw.start.line),
+                    Ok(()) => Read::Stored(Box::new(ReadyGame::from(record)), raw.start.line),
                     Err(e) => Read::Rejected(Box::new(raw), Why::Refused(e)),
                 },
                 Err(r) => Read::Rejected(Box::new(raw), Why::Invalid(r)),
@@ -358,8 +344,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                 totals.read += 1;
                 counts.read.fetch_add(1, Ordering::Relaxed);
                 let (mut raw, why) = match read {
-                    Read::Stored(record, line) => {
-                        let bytes = batch_bytes(&record);
+                    Read::Stored(game, line) => {
+                        let bytes = batch_bytes(&game);
                         // The game that would take the batch over its memory starts the next.
                         if !batch.is_empty() && batch_size + bytes > memory {
                             flush(
@@ -373,7 +359,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                             batch_size = 0;
                         }
                         batch_size += bytes;
-                        batch.push(*record);
+                        batch.push(*game);
                         origins.push(Origin { file, number, line });
                         if batch.len() as u64 >= args.batch {
                             flush(
