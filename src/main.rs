@@ -17,14 +17,13 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// How long freed memory stays in the process before it is handed back to the system, in
-/// milliseconds. Kept for good (-1), every page once used stayed with the process, and pages
-/// that one thread freed and no other reused added a third to an import's peak (100,000
-/// Tamerlane games: 530 MB against 364 MB handed back after 10 ms). Handed back, pages used
-/// again later are faulted in and zeroed by the kernel again: after 10 ms, about 200,000 page
-/// faults on that import against 17,500 kept; after 250 ms, longer than an import takes for a
-/// batch at full speed, a batch's pages are mostly used again by the next (about 160,000 even
-/// on a machine so busy that batches took a second each).
-const PURGE_DELAY_MS: std::os::raw::c_long = 250;
+/// milliseconds: for good (-1). Handed back, pages used again later are faulted in and zeroed
+/// by the kernel again, and an import frees and allocates each batch's memory anew: after
+/// 250 ms, about 218,000 page faults on 100,000 Tamerlane games and a fifth more CPU than kept
+/// (14.6 s against 11.8 s, user and system, in runs side by side), after 1 s 144,000, kept
+/// 17,800. Kept, the peak is what the import holds at once, two batches (docs/RELIABILITY.md,
+/// "Memory"): 277 MB on that import, 270 MB on four times as many games.
+const PURGE_DELAY_MS: std::os::raw::c_long = -1;
 
 fn purge_freed_memory() {
     // SAFETY: called first thing in `main`, before any other thread exists, as

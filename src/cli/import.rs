@@ -63,7 +63,7 @@ pub struct ImportArgs {
     #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
     /// Memory per batch in MB, at most: a batch ends when its games would take more while they
-    /// are derived and written (their records and index entries, estimated from their sizes).
+    /// are sorted and written (the games and their index entries, estimated from their sizes).
     /// Two batches are in memory at once (one being read, one being written), so this bounds
     /// the import's memory; smaller batches make the import slower.
     #[arg(long, default_value_t = 64, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]

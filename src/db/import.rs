@@ -1,5 +1,6 @@
 //! Importing batches of games: parallel derivation, one writer, one transaction per batch.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -18,7 +19,7 @@ use super::record::{self, Derived, GameRecord, RecordError};
 use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, tree_bucket};
 use super::summary::BatchSummary;
 use super::tally::{self, Kind};
-use super::tree::{TreeRow, check_key};
+use super::tree::{GameTree, TreeRow, check_key};
 
 /// A record that was not stored, by its place in the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +74,79 @@ impl BatchStats {
         self.imported += other.imported;
         self.duplicates += other.duplicates;
         self.positions += other.positions;
+    }
+}
+
+/// A variant's start position, its position string and its check key.
+type Standard = (Position, String, u64);
+
+/// A game record made ready to store: its moves encoded, its keys computed and what the
+/// index and the opening tree take from it worked out, as [`Importer::import_all`] would do
+/// with the whole batch. Made where the record is made (on the thread that read the game,
+/// say), that work is spread over the reading threads instead of holding up the writer, and
+/// it takes about half the record's memory while it waits in a batch.
+#[derive(Debug)]
+pub struct ReadyGame(Result<Derived, RecordError>);
+
+impl From<GameRecord> for ReadyGame {
+    fn from(record: GameRecord) -> ReadyGame {
+        thread_local! {
+            /// The start position of the variant of the last record made ready on this
+            /// thread, its position string and its check key, with that variant: worked out
+            /// once, not for every game.
+            static STANDARD: RefCell<Option<(Arc<Variant>, Standard)>> =
+                const { RefCell::new(None) };
+        }
+        STANDARD.with(|cell| {
+            let mut standard = cell.borrow_mut();
+            if !standard
+                .as_ref()
+                .is_some_and(|(v, _)| Arc::ptr_eq(v, &record.variant))
+            {
+                let p = Position::start(&record.variant);
+                let fen = p.to_fen();
+                let key = check_key(&p);
+                *standard = Some((record.variant.clone(), (p, fen, key)));
+            }
+            ReadyGame(record::derive(record, standard.as_ref().map(|(_, s)| s)))
+        })
+    }
+}
+
+impl ReadyGame {
+    /// Why the game cannot be stored, if it cannot: the importer reports it as rejected.
+    pub fn error(&self) -> Option<&RecordError> {
+        self.0.as_ref().err()
+    }
+
+    /// The bytes the game takes in a batch until the batch is written: itself, and the index
+    /// entries and opening tree visits made of it when the batch is sorted.
+    pub fn batch_bytes(&self) -> usize {
+        let Ok(d) = &self.0 else {
+            return size_of::<ReadyGame>();
+        };
+        let strings: usize = d
+            .tags
+            .iter()
+            .map(|(k, v)| size_of::<(String, String)>() + k.capacity() + v.capacity())
+            .sum();
+        let promotions: usize = d
+            .special
+            .promotions_by_kind
+            .iter()
+            .map(|(k, _)| size_of::<(String, u64)>() + k.capacity())
+            .sum();
+        size_of::<ReadyGame>()
+            + d.start_fen.capacity()
+            + d.moves_blob.capacity()
+            + d.hashes.capacity() * size_of::<u64>()
+            + d.tree.visits.capacity() * size_of::<super::tree::FirstVisit>()
+            + d.tree.returns.capacity() * size_of::<u16>()
+            + strings
+            + promotions
+            + d.pgn.capacity()
+            + d.hashes.len() * size_of::<Entry>()
+            + d.tree.visits.len() * size_of::<Visit>()
     }
 }
 
@@ -160,6 +234,91 @@ impl<T: Copy + Default + Send> Groups<T> {
     }
 }
 
+impl Groups<Entry> {
+    /// Sorts each group by (hash, game, ply), in parallel, where the entries of a group share
+    /// the top `shared` bits of their hashes. The entries are placed in (game, ply) order, so
+    /// a stable sort by hash is enough, and the hashes are evenly spread: a counting sort on
+    /// the next bits leaves runs of a few entries (the same position, mostly), which is
+    /// several times faster than comparing entries.
+    fn sort_each_by_hash(&mut self, shared: u32) {
+        let mut slices: Vec<&mut [Entry]> = Vec::with_capacity(self.offsets.len());
+        let mut rest: &mut [Entry] = &mut self.items;
+        for w in self.offsets.windows(2) {
+            let (head, tail) = rest.split_at_mut(w[1] - w[0]);
+            slices.push(head);
+            rest = tail;
+        }
+        slices.into_par_iter().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(scratch, counts), s| sort_by_hash(s, shared, scratch, counts),
+        );
+    }
+}
+
+/// Sorts `entries` stably by hash, where their hashes share the top `shared` bits (see
+/// [`Groups::sort_each_by_hash`]); `scratch` and `counts` are working memory.
+fn sort_by_hash(
+    entries: &mut [Entry],
+    shared: u32,
+    scratch: &mut Vec<Entry>,
+    counts: &mut Vec<usize>,
+) {
+    let n = entries.len();
+    if n <= SMALL_SORT {
+        insertion_sort_by_hash(entries);
+        return;
+    }
+    // About one digit per entry, from the bits below the shared ones.
+    let bits = (usize::BITS - (n - 1).leading_zeros())
+        .min(16)
+        .min(64 - shared);
+    let digit = |hash: u64| ((hash << shared) >> (64 - bits)) as usize;
+    counts.clear();
+    counts.resize((1 << bits) + 1, 0);
+    for e in entries.iter() {
+        counts[digit(e.hash) + 1] += 1;
+    }
+    for d in 1..counts.len() {
+        counts[d] += counts[d - 1];
+    }
+    scratch.clear();
+    scratch.resize(n, Entry::default());
+    for e in entries.iter() {
+        let slot = &mut counts[digit(e.hash)];
+        scratch[*slot] = *e;
+        *slot += 1;
+    }
+    // Each digit's entries now end where the next digit's start.
+    let mut start = 0;
+    for &end in &counts[..1 << bits] {
+        let run = &mut scratch[start..end];
+        if run.len() > SMALL_SORT {
+            // Many entries with one digit: positions played in many games, mostly.
+            run.sort_by_key(|e| e.hash);
+        } else if run.len() > 1 {
+            insertion_sort_by_hash(run);
+        }
+        start = end;
+    }
+    entries.copy_from_slice(scratch);
+}
+
+/// Runs of at most this many entries are sorted by insertion.
+const SMALL_SORT: usize = 24;
+
+/// Sorts a few entries stably by hash.
+fn insertion_sort_by_hash(entries: &mut [Entry]) {
+    for i in 1..entries.len() {
+        let e = entries[i];
+        let mut j = i;
+        while j > 0 && entries[j - 1].hash > e.hash {
+            entries[j] = entries[j - 1];
+            j -= 1;
+        }
+        entries[j] = e;
+    }
+}
+
 /// A batch after derivation: ready for the writer.
 pub(crate) struct Prepared {
     games: Vec<Result<Derived, RecordError>>,
@@ -204,22 +363,13 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
     prepare_reusing(records, Vec::new())
 }
 
-/// [`prepare`], with the index entries in `entries` (emptied): the buffer of a batch written
-/// before, tens of megabytes that would otherwise be handed back to the system and faulted
-/// in again.
-fn prepare_reusing(records: Vec<GameRecord>, entries: Vec<Entry>) -> Prepared {
-    // The start position of the batch's first variant, parsed once (nearly every batch has
-    // one variant).
-    let standard = records.first().map(|r| {
-        let p = Position::start(&r.variant);
-        let fen = p.to_fen();
-        let key = check_key(&p);
-        (p, fen, key)
-    });
-    let games: Vec<Result<Derived, RecordError>> = records
-        .into_par_iter()
-        .map(|r| record::derive(r, standard.as_ref()))
-        .collect();
+/// [`prepare`] for records or games made ready, with the index entries in `entries`
+/// (emptied): the buffer of a batch written before, tens of megabytes that would otherwise be
+/// handed back to the system and faulted in again.
+fn prepare_reusing<G: Into<ReadyGame> + Send>(games: Vec<G>, entries: Vec<Entry>) -> Prepared {
+    // Records not made ready yet are made ready here, on all cores.
+    let mut games: Vec<Result<Derived, RecordError>> =
+        games.into_par_iter().map(|g| g.into().0).collect();
     let mut variants: Vec<Arc<Variant>> = Vec::new();
     let numbers: Vec<u16> = games
         .iter()
@@ -269,7 +419,7 @@ fn prepare_reusing(records: Vec<GameRecord>, entries: Vec<Entry>) -> Prepared {
     let mut covered = Groups::new(covered_counts);
     let mut visits = Groups::new(visit_counts);
     // Games in order and plies in order: each group is filled in (game, ply) order.
-    for (i, (g, &vn)) in games.iter().zip(&numbers).enumerate() {
+    for (i, (g, &vn)) in games.iter_mut().zip(&numbers).enumerate() {
         let Ok(d) = g else { continue };
         let game = i as u32;
         let no_returns = d.tree.returns.is_empty();
@@ -298,9 +448,13 @@ fn prepare_reusing(records: Vec<GameRecord>, entries: Vec<Entry>) -> Prepared {
                 },
             );
         }
+        // Placed, the game's hashes (a third of what it holds) are not needed again: the
+        // memory goes back while the batch is written.
+        d.hashes = Vec::new();
+        d.tree = GameTree::default();
     }
-    entries.sort_each(|p| (p.hash, p.game, p.ply));
-    covered.sort_each(|p| (p.hash, p.game, p.ply));
+    entries.sort_each_by_hash(BUCKET_BITS);
+    covered.sort_each_by_hash(TREE_BUCKET_BITS);
     visits.sort_each(|v| (v.hash, v.check, v.mv, v.game));
     Prepared {
         games,
@@ -384,18 +538,21 @@ impl Importer<'_> {
         self.write(prepared, drop)
     }
 
-    /// Imports a stream of batches, each derived on all cores and then written. The next batch
-    /// is taken from `batches` only once the one before is written, so one batch is in memory
-    /// here at a time while the caller makes the next. `on_batch` sees each committed batch's
-    /// stats; the totals are returned. Stops at the first error: the batches committed before
-    /// it stay.
-    pub fn import_all<I>(
+    /// Imports a stream of batches of records ([`GameRecord`]) or games made ready
+    /// ([`ReadyGame`]), each sorted for the index on all cores and then written. The next
+    /// batch is taken from `batches` only once the one before is written, so one batch is in
+    /// memory here at a time while the caller makes the next; records are made ready here,
+    /// games made ready by the caller (while it reads them, say) leave only the sorting and
+    /// the writing to this stage. `on_batch` sees each committed batch's stats; the totals are
+    /// returned. Stops at the first error: the batches committed before it stay.
+    pub fn import_all<I, G>(
         &mut self,
         batches: I,
         mut on_batch: impl FnMut(&BatchStats),
     ) -> Result<BatchStats, DbError>
     where
-        I: IntoIterator<Item = Vec<GameRecord>>,
+        I: IntoIterator<Item = Vec<G>>,
+        G: Into<ReadyGame> + Send,
     {
         let mut totals = BatchStats::default();
         let (to_writer, from_main) = std::sync::mpsc::sync_channel::<Prepared>(0);

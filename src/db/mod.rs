@@ -35,7 +35,7 @@ pub use codec::GameResult;
 pub use database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use error::DbError;
 pub use export::{ExportedGame, ExportedMove};
-pub use import::{BatchStats, Duplicate, DuplicateRule, Importer, Rejected};
+pub use import::{BatchStats, Duplicate, DuplicateRule, Importer, ReadyGame, Rejected};
 pub use pipeline::{ImportEvents, ImportOptions, ImportStopped, ImportSummary, NotStored, Origin};
 pub use query::{
     Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,

@@ -7,11 +7,10 @@ use crate::notation::game::RawGame;
 use crate::notation::reader::ReadError;
 use crate::parallel::{ReplayOptions, replay_games};
 use crate::replay::Replay;
-use crate::rules::Move;
 use crate::variants::Registry;
 
 use super::error::DbError;
-use super::import::{BatchStats, Importer};
+use super::import::{BatchStats, Importer, ReadyGame};
 use super::record::{GameRecord, RecordError};
 
 /// How [`Importer::import_inputs`] cuts batches and replays games.
@@ -20,7 +19,7 @@ pub struct ImportOptions {
     /// Games per batch (one transaction), at most.
     pub batch_games: u64,
     /// Memory per batch in bytes, at most: a batch also ends when its games would take more
-    /// while they are derived and written (their records and index entries, estimated from
+    /// while they are sorted and written (the games and their index entries, estimated from
     /// their sizes). Two batches are in memory at once, one being read and one being written.
     pub batch_bytes: u64,
     /// Report every move written in coordinate form in an invalid game, instead of one
@@ -134,7 +133,7 @@ pub struct ImportStopped<E> {
 
 /// What the worker threads make of a game read.
 enum Made {
-    Stored(Box<GameRecord>, u32),
+    Stored(Box<ReadyGame>, u32),
     NotStored(Box<RawGame>, NotStored),
 }
 
@@ -155,37 +154,21 @@ impl<E> From<ReadError> for Stop<E> {
 /// The most records a batch reserves room for at once (a larger batch grows as it fills).
 const MAX_RESERVED: usize = 20_000;
 
-/// The bytes a record takes in a batch until the batch is written: the record itself, and for
-/// each position its hash and its index entry (16 bytes) once the batch is derived. What the
-/// derivation makes of the rest (the encoded moves, the start position's text) is smaller
-/// than the record's start position and moves, which it frees.
-fn batch_bytes(record: &GameRecord) -> u64 {
-    let strings = |tags: &[(String, String)]| -> usize {
-        tags.iter()
-            .map(|(k, v)| size_of::<(String, String)>() + k.capacity() + v.capacity())
-            .sum()
-    };
-    let positions = record.moves.len() + 1;
-    let bytes = size_of::<GameRecord>()
-        + size_of::<Origin>()
-        + record.moves.capacity() * size_of::<Move>()
-        + strings(&record.tags)
-        + record.result.capacity()
-        + record.pgn.capacity()
-        + positions * (size_of::<u64>() + 16);
-    bytes as u64
+/// The bytes a game takes in a batch until the batch is written, with its origin.
+fn batch_bytes(game: &ReadyGame) -> u64 {
+    (game.batch_bytes() + size_of::<Origin>()) as u64
 }
 
 /// The batch being filled, and the origins of the batches sent and not yet committed.
 struct Batches<'a, E> {
     options: &'a ImportOptions,
     most: usize,
-    records: Vec<GameRecord>,
+    records: Vec<ReadyGame>,
     origins: Vec<Origin>,
     bytes: u64,
     in_flight: std::collections::VecDeque<Vec<Origin>>,
     /// `None` once the last batch is sent, which ends the writer.
-    to_writer: Option<std::sync::mpsc::SyncSender<Vec<GameRecord>>>,
+    to_writer: Option<std::sync::mpsc::SyncSender<Vec<ReadyGame>>>,
     from_writer: std::sync::mpsc::Receiver<BatchStats>,
     summary: ImportSummary,
     _error: std::marker::PhantomData<E>,
@@ -194,17 +177,17 @@ struct Batches<'a, E> {
 impl<E> Batches<'_, E> {
     fn push(
         &mut self,
-        record: GameRecord,
+        game: ReadyGame,
         origin: Origin,
         events: &mut impl ImportEvents<Error = E>,
     ) -> Result<(), Stop<E>> {
-        let bytes = batch_bytes(&record);
+        let bytes = batch_bytes(&game);
         // The game that would take the batch over its memory starts the next.
         if !self.records.is_empty() && self.bytes + bytes > self.options.batch_bytes {
             self.send(events)?;
         }
         self.bytes += bytes;
-        self.records.push(record);
+        self.records.push(game);
         self.origins.push(origin);
         if self.records.len() as u64 >= self.options.batch_games {
             self.send(events)?;
@@ -214,10 +197,9 @@ impl<E> Batches<'_, E> {
 
     /// Sends the batch being filled to the writer, then hears of the batches committed.
     fn send(&mut self, events: &mut impl ImportEvents<Error = E>) -> Result<(), Stop<E>> {
-        // Each batch is allocated at its full size once: a record is large (its start
-        // position is kilobytes), and a growing vector would copy them all again at each
-        // doubling. A batch ended by its memory holds about as many games as the one before,
-        // plus a margin.
+        // Each batch is allocated at its full size once, not copied again at each doubling. A
+        // batch ended by its memory holds about as many games as the one before, plus a
+        // margin.
         let capacity = (self.records.len() + self.records.len() / 8 + 16).min(self.most);
         let full = std::mem::replace(&mut self.records, Vec::with_capacity(capacity));
         let sent = std::mem::replace(&mut self.origins, Vec::with_capacity(capacity));
@@ -270,14 +252,15 @@ impl Importer<'_> {
         I: IntoIterator<Item = Result<R, V::Error>>,
         V: ImportEvents,
     {
-        let (to_writer, batches) = std::sync::mpsc::sync_channel::<Vec<GameRecord>>(0);
+        let (to_writer, batches) = std::sync::mpsc::sync_channel::<Vec<ReadyGame>>(0);
         let (stats_out, from_writer) = std::sync::mpsc::channel::<BatchStats>();
         let most =
             usize::try_from(options.batch_games).map_or(MAX_RESERVED, |b| b.clamp(1, MAX_RESERVED));
         std::thread::scope(|scope| {
-            // The writer derives and commits each batch; this thread reads the next meanwhile.
-            // The channel holds none, so a few batches are in memory at most, whatever the
-            // input's size.
+            // The worker threads read and replay games and make them ready to store; this thread
+            // gathers them into batches; the writer sorts each batch's index entries and
+            // commits it, one batch at a time. The channel holds none, so two batches are in
+            // memory (one gathered, one written), whatever the input's size.
             let writer = scope.spawn(move || {
                 self.import_all(batches, |stats| {
                     let _ = stats_out.send(stats.clone());
@@ -346,11 +329,11 @@ where
     for (input, reader) in inputs.into_iter().enumerate() {
         state.summary.inputs += 1;
         let reader = reader.map_err(Stop::Caller)?;
-        // Records (with their canonical text) are made on the worker threads, and a valid
-        // game's text and replay are dropped there.
+        // Records (with their canonical text) are made and made ready to store on the worker
+        // threads, and a valid game's text, replay and record are dropped there.
         let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(r, &raw) {
             Ok(record) => match record.check() {
-                Ok(()) => Made::Stored(Box::new(record), raw.start.line),
+                Ok(()) => Made::Stored(Box::new(ReadyGame::from(record)), raw.start.line),
                 Err(e) => Made::NotStored(Box::new(raw), NotStored::Refused(e)),
             },
             Err(r) => Made::NotStored(Box::new(raw), NotStored::Invalid(r)),
