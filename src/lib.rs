@@ -5,7 +5,9 @@
 //! Variant definitions ([`variants`]) are data files compiled into [`rules::Variant`] values.
 #[cfg(feature = "parquet")]
 pub mod columnar;
+#[cfg(feature = "db")]
 pub mod db;
+#[cfg(feature = "diagram")]
 pub mod diagram;
 pub mod generate;
 pub mod notation;
