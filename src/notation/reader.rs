@@ -13,13 +13,13 @@
 //!
 //! What each element is, the notation's grammar says ([`grammar`], section 10 of the spec in
 //! nom): the reader finds where an element ends, as the input streams in, and reads it with
-//! its production (a tag pair with [`grammar::tag_pair`], a move with [`grammar::r#move`], a
-//! NAG, a move number, a result...). Two hand-written fast lanes read the common forms
-//! without it: tag pairs such as `[Event "x"]` (`plain_tag_pair`) and the movetext loop of
-//! blanks, move numbers and short moves (`Reader::fast_movetext`, with
-//! [`PackedShort`]); anything else they leave to the productions. Tests hold the reader to
-//! [`grammar::games`] on random and mutated games: the same games, tags and tokens, and no
-//! error exactly where the grammar reads the input.
+//! its production (a tag pair with [`grammar::tag_pair`], a move with
+//! [`grammar::move`](../grammar/fn.move.html), a NAG, a move number, a result...). Two
+//! hand-written fast lanes read the common forms without it: tag pairs such as `[Event "x"]`
+//! (`plain_tag_pair`) and the movetext loop of blanks, move numbers and short moves
+//! (`Reader::fast_movetext`, with [`PackedShort`]); anything else they leave to the
+//! productions. Tests hold the reader to [`grammar::games`] on random and mutated games: the
+//! same games, tags and tokens, and no error exactly where the grammar reads the input.
 use std::io::{self, BufRead};
 
 use nom::{Parser, multi::many0_count};
