@@ -434,7 +434,25 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Reads the next game into `game` (whose buffers are reused). Returns `Ok(false)` at
-    /// the end of the input.
+    /// the end of the input. Iterating over the reader does the same with a new game each
+    /// time.
+    ///
+    /// ```
+    /// use kabir::notation::game::RawGame;
+    /// use kabir::notation::reader::Reader;
+    ///
+    /// let text = "[Result \"*\"]\n\n1. e3 e6 *\n\n[Result \"1-0\"]\n\n1. e3 e6 2. Qh5 1-0\n";
+    /// let mut reader = Reader::new(text.as_bytes());
+    /// let mut game = RawGame::default();
+    /// let mut tokens = Vec::new();
+    /// while reader.read_game_into(&mut game)? {
+    ///     tokens.push(game.tokens.len());
+    ///     // Syntax problems are the game's, and reading goes on with the next game.
+    ///     assert!(game.diagnostics.is_empty());
+    /// }
+    /// assert_eq!(tokens, [4, 6]);
+    /// # Ok::<(), kabir::notation::reader::ReadError>(())
+    /// ```
     pub fn read_game_into(&mut self, game: &mut RawGame) -> Result<bool, ReadError> {
         game.clear();
         if self.failed {
