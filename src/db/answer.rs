@@ -23,7 +23,27 @@ pub const EXPLORER_COUNTING: &str = "games that reached the position by any move
                                      first visit";
 
 /// The explorer's answer for a position: its variant, what is counted, and the position's
-/// node (with the moves' nodes below it for a tree).
+/// node (with the moves' nodes below it for a tree). It is what `kabir explore --format json`
+/// prints; serialize it with any serde format.
+///
+/// ```
+/// use kabir::db::{Database, ExploreAnswer};
+/// use kabir::rules::Position;
+///
+/// # let dir = tempfile::tempdir()?;
+/// # let path = dir.path().join("games.db");
+/// // An empty database: no game reached the position.
+/// let db = Database::create_or_open(&path)?;
+/// let tamerlane = kabir::variants::builtin("tamerlane")?;
+/// let start = Position::start(&tamerlane);
+/// let explorer = db.explore(&start, 3)?;
+/// let json = serde_json::to_value(ExploreAnswer::new(&start, &explorer))?;
+/// assert_eq!(json["variant"], "tamerlane");
+/// assert_eq!(json["fen"], start.to_fen());
+/// assert_eq!(json["games"], 0);
+/// assert_eq!(json["moves"].as_array().map(Vec::len), Some(0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Serialize)]
 pub struct ExploreAnswer<'a> {
     variant: &'a str,

@@ -12,6 +12,46 @@ use super::schema::{self, APPLICATION_ID, DERIVED_CURRENT, READABLE_FROM, Step, 
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A game database file.
+///
+/// [`Database::create_or_open`] opens one for writing (its [`importer`](Database::importer)
+/// stores games), [`Database::open`] for queries only: the opening explorer
+/// ([`explore`](Database::explore)), games by position
+/// ([`search_position`](Database::search_position)), by tags and more
+/// ([`search`](Database::search)), statistics ([`report`](Database::report)).
+///
+/// ```
+/// use kabir::db::{Database, GameRecord};
+/// use kabir::generate::{Options, random_game};
+/// use kabir::rules::Position;
+///
+/// let shatranj = kabir::variants::builtin("shatranj")?;
+/// let options = Options { max_plies: 40, ..Options::default() };
+/// let records: Vec<GameRecord> = (0..10)
+///     .map(|i| {
+///         let game = random_game(&shatranj, 7, i, &options);
+///         let result = game.status().outcome().map_or("*", |o| o.as_pgn()).to_string();
+///         let tags = vec![("Round".into(), i.to_string()), ("Result".into(), result.clone())];
+///         let text = kabir::notation::write_game(&game, &tags);
+///         GameRecord::from_game(shatranj.clone(), &game, tags, result, text)
+///     })
+///     .collect();
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("games.db");
+/// let mut db = Database::create_or_open(&path)?;
+/// assert_eq!(db.importer()?.import_batch(records)?.imported, 10);
+/// drop(db);
+///
+/// let db = Database::open(&path)?;
+/// let start = Position::start(&shatranj);
+/// // Every game starts at the start position, at ply 0.
+/// let hits = db.search_position(&start)?;
+/// assert_eq!(hits.len(), 10);
+/// assert!(hits.iter().all(|h| h.ply == 0));
+/// let first = db.game(hits[0].game)?.expect("a stored game");
+/// assert_eq!(first.variant, "shatranj");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Database {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,

@@ -7,6 +7,8 @@
 //! described in `docs/DATABASE.md`.
 
 mod answer;
+#[cfg(feature = "diagram")]
+mod chart;
 mod codec;
 mod database;
 mod error;

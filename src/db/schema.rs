@@ -78,7 +78,7 @@ pub const VERSION: u32 = MIGRATIONS.len() as u32;
 /// The oldest version this code's queries can read as it is: a read-only open accepts a file
 /// from this version on without migrating it (version 2 adds what importing needs; version 3
 /// adds derived tables, which queries do without until they are built: see
-/// [`DERIVED_CURRENT`]). Raised by a migration that changes what queries read.
+/// `DERIVED_CURRENT`). Raised by a migration that changes what queries read.
 pub const READABLE_FROM: u32 = 1;
 
 /// The value of the `meta` row `derived` when the derived tables (the opening tree, the

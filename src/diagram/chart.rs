@@ -5,8 +5,6 @@
 //! `data-series` or `data-from`/`data-to` saying what it counts), so that programs and tests
 //! can read the figures back.
 
-use crate::db::{Group, Report, Results, Stats};
-
 use super::svg::{FONT_FAMILY, Svg, Value, num};
 
 /// The width of a chart document.
@@ -34,13 +32,25 @@ pub struct LengthBin {
     pub games: u64,
 }
 
-/// The figures a chart document draws. Empty lists draw a panel that says there is no data.
+/// The games of one row of the results panel, by result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResultCounts {
+    pub white_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+    /// Games not finished (recorded with `*`).
+    pub unfinished: u64,
+}
+
+/// The figures a chart document draws: plain numbers, so that any source of statistics can be
+/// drawn (the database fills it from a report with `Report::chart_data`). Empty lists draw a
+/// panel that says there is no data.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChartData {
     /// The document's title.
     pub title: String,
     /// Results by colour, one stacked bar per row (all games, a variant, a player...).
-    pub results: Vec<(String, Results)>,
+    pub results: Vec<(String, ResultCounts)>,
     /// Games by length, in order.
     pub lengths: Vec<LengthBin>,
     /// Games by how they ended.
@@ -53,114 +63,8 @@ pub struct ChartData {
     pub undated: u64,
 }
 
-impl ChartData {
-    /// The figures of [`Stats`]: results per variant (and in total), terminations and special
-    /// moves summed over the variants. `Stats` has no lengths or years: those panels are empty.
-    pub fn from_stats(stats: &Stats) -> ChartData {
-        let mut total = Results::default();
-        let mut results = Vec::new();
-        let mut ends: Vec<(String, u64)> = Vec::new();
-        let mut special: Vec<(String, u64)> = Vec::new();
-        let add = |list: &mut Vec<(String, u64)>, name: &str, n: u64| match list
-            .iter_mut()
-            .find(|(k, _)| k == name)
-        {
-            Some((_, c)) => *c += n,
-            None => list.push((name.to_string(), n)),
-        };
-        for v in &stats.variants {
-            total.white_wins += v.results.white_wins;
-            total.draws += v.results.draws;
-            total.black_wins += v.results.black_wins;
-            total.unfinished += v.results.unfinished;
-            results.push((v.variant.clone(), v.results));
-            for (e, n) in &v.ends {
-                add(&mut ends, e.as_str(), *n);
-            }
-            let s = &v.special;
-            for (name, n) in [
-                ("king swap", s.swaps),
-                ("lift", s.lifts),
-                ("relocation", s.relocations),
-                ("promotion", s.promotions),
-                ("pawn of pawns arrival", s.arrivals),
-                ("adventitious king", s.adventitious_kings),
-                ("citadel entry", s.citadel_entries),
-            ] {
-                add(&mut special, name, n);
-            }
-        }
-        if results.len() != 1 {
-            results.insert(0, ("all games".to_string(), total));
-        }
-        ChartData {
-            title: format!("{} games", stats.games),
-            results,
-            lengths: Vec::new(),
-            terminations: ends,
-            special,
-            years: Vec::new(),
-            undated: 0,
-        }
-    }
-}
-
 /// The most group rows the results panel shows (the groups with the most games).
 pub const MAX_RESULT_ROWS: usize = 12;
-
-impl ChartData {
-    /// The figures of a [`Report`]: results of all games and of its groups (if it has any, at
-    /// most [`MAX_RESULT_ROWS`]), its length histogram, terminations and special moves, and
-    /// games per year from `years` (the groups of a report by year, in any order).
-    pub fn from_report(report: &Report, years: &[Group]) -> ChartData {
-        let mut results = vec![("all games".to_string(), report.results)];
-        let mut groups: Vec<&Group> = report.groups.iter().collect();
-        groups.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.key.cmp(&b.key)));
-        results.extend(
-            groups
-                .into_iter()
-                .take(MAX_RESULT_ROWS)
-                .map(|g| (g.key.clone(), g.results)),
-        );
-        let (dated, undated): (Vec<&Group>, Vec<&Group>) = years
-            .iter()
-            .partition(|g| !g.key.is_empty() && g.key.bytes().all(|b| b.is_ascii_digit()));
-        let mut years: Vec<(String, u64)> =
-            dated.iter().map(|g| (g.key.clone(), g.games)).collect();
-        years.sort_by_key(|(y, _)| y.parse::<u64>().unwrap_or(u64::MAX));
-        let undated = undated.iter().map(|g| g.games).sum();
-        ChartData {
-            title: format!(
-                "{} game{}",
-                report.games,
-                if report.games == 1 { "" } else { "s" }
-            ),
-            results,
-            lengths: report
-                .lengths
-                .buckets
-                .iter()
-                .map(|b| LengthBin {
-                    from: b.from,
-                    to: b.to,
-                    games: b.games,
-                })
-                .collect(),
-            terminations: report
-                .terminations
-                .iter()
-                .map(|e| (e.termination.as_str().to_string(), e.games))
-                .collect(),
-            special: report
-                .special
-                .iter()
-                .map(|s| (s.name.clone(), s.moves))
-                .collect(),
-            years,
-            undated,
-        }
-    }
-}
 
 /// A round axis maximum and tick step for values up to `max` (about five ticks).
 fn scale(max: u64) -> (u64, u64) {
@@ -411,13 +315,13 @@ const SERIES: [(&str, &str, &str); 4] = [
     ("unfinished", "Unfinished", "#c9dbe8"),
 ];
 
-fn series_values(r: &Results) -> [u64; 4] {
+fn series_values(r: &ResultCounts) -> [u64; 4] {
     [r.white_wins, r.draws, r.black_wins, r.unfinished]
 }
 
 /// Results by colour: a horizontal bar per row, stacked White wins, draws, Black wins,
 /// unfinished, on a common scale of games.
-fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, Results)]) -> f64 {
+fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, ResultCounts)]) -> f64 {
     svg.open(
         "g",
         &[("class", "chart".into()), ("data-chart", "results".into())],
@@ -737,7 +641,7 @@ mod tests {
             title: "Sample".into(),
             results: vec![(
                 "all games".into(),
-                Results {
+                ResultCounts {
                     white_wins: 5,
                     draws: 2,
                     black_wins: 3,

@@ -2,8 +2,8 @@
 //! production, named after it, with the production in its documentation. These parsers are
 //! the reference for what kabir reads as a move or a position string.
 //!
-//! - **Moves**: `r#move`, [`special`], [`lift`], [`swap`], [`ordinary`], [`origin`],
-//!   [`promotion`], [`waiting`], [`check`], [`glyph`].
+//! - **Moves**: [`move`](fn.move.html), [`special`], [`lift`], [`swap`], [`ordinary`],
+//!   [`origin`], [`promotion`], [`waiting`], [`check`], [`glyph`].
 //! - **Places** and letters: [`place`], [`square`], [`file`](fn@file), [`rank`], [`citadel`],
 //!   [`piece`], [`lower_piece`].
 //! - **Position strings**: [`position`], [`board`], [`rank_cells`], [`cell_piece`], [`side`],
@@ -241,8 +241,8 @@ pub fn citadel(i: &[u8]) -> Parsed<'_, Citadel> {
 // Whole moves
 // ---------------------------------------------------------------------------------------
 
-/// Reads the whole of `text` as a move with its check mark and glyph (`r#move`), or says
-/// why it is not one. [`SanPlus::from_ascii`] gives the same result.
+/// Reads the whole of `text` as a move with its check mark and glyph ([`move`](fn.move.html)),
+/// or says why it is not one. [`SanPlus::from_ascii`] gives the same result.
 #[inline(never)]
 pub fn read_move(text: &[u8]) -> Result<SanPlus, SanError> {
     whole(r#move, text).ok_or_else(|| refusal(without_suffixes(text)))

@@ -10,9 +10,9 @@
 //!   notation's grammar written production by production in nom (moves, places and, from the
 //!   rules core, position strings); [`tags`] names the tags kabir knows, the results, and the
 //!   canonical tag order. None of these knows the rules.
-//! - [`resolve`](mod@resolve) finds the legal move a move's text names, using the rules core; [`line`](mod@line)
-//!   plays a line of moves written as text; [`tree`] reads a game's main line, variations and
-//!   comments as a tree of resolved moves.
+//! - [`resolve`](mod@resolve) finds the legal move a move's text names, using the rules core;
+//!   [`line`](mod@line) plays a line of moves written as text; [`tree`] reads a game's main
+//!   line, variations and comments as a tree of resolved moves.
 
 pub mod game;
 pub mod grammar;

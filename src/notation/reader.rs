@@ -13,13 +13,13 @@
 //!
 //! What each element is, the notation's grammar says ([`grammar`], section 10 of the spec in
 //! nom): the reader finds where an element ends, as the input streams in, and reads it with
-//! its production (a tag pair with [`grammar::tag_pair`], a move with `grammar::r#move`, a
-//! NAG, a move number, a result...). Two hand-written fast paths read the common forms
-//! without it: tag pairs such as `[Event "x"]` (`fast_tag_pair`) and the movetext loop of
-//! blanks, move numbers and moves in a fast form (`Reader::fast_movetext`, with
-//! [`PackedFastSan`]); anything else they leave to the productions. Tests hold the reader to
-//! [`grammar::games`] on random and mutated games: the same games, tags and tokens, and no
-//! error exactly where the grammar reads the input.
+//! its production (a tag pair with [`grammar::tag_pair`], a move with
+//! [`grammar::move`](../grammar/fn.move.html), a NAG, a move number, a result...). Two
+//! hand-written fast paths read the common forms without it: tag pairs such as `[Event "x"]`
+//! (`fast_tag_pair`) and the movetext loop of blanks, move numbers and moves in a fast form
+//! (`Reader::fast_movetext`, with [`PackedFastSan`]); anything else they leave to the
+//! productions. Tests hold the reader to [`grammar::games`] on random and mutated games: the
+//! same games, tags and tokens, and no error exactly where the grammar reads the input.
 use std::io::{self, BufRead};
 
 use nom::{Parser, multi::many0_count};
@@ -461,7 +461,25 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Reads the next game into `game` (whose buffers are reused). Returns `Ok(false)` at
-    /// the end of the input.
+    /// the end of the input. Iterating over the reader does the same with a new game each
+    /// time.
+    ///
+    /// ```
+    /// use kabir::notation::game::RawGame;
+    /// use kabir::notation::reader::Reader;
+    ///
+    /// let text = "[Result \"*\"]\n\n1. e3 e6 *\n\n[Result \"1-0\"]\n\n1. e3 e6 2. Qh5 1-0\n";
+    /// let mut reader = Reader::new(text.as_bytes());
+    /// let mut game = RawGame::default();
+    /// let mut tokens = Vec::new();
+    /// while reader.read_game_into(&mut game)? {
+    ///     tokens.push(game.tokens.len());
+    ///     // Syntax problems are the game's, and reading goes on with the next game.
+    ///     assert!(game.diagnostics.is_empty());
+    /// }
+    /// assert_eq!(tokens, [4, 6]);
+    /// # Ok::<(), kabir::notation::reader::ReadError>(())
+    /// ```
     pub fn read_game_into(&mut self, game: &mut RawGame) -> Result<bool, ReadError> {
         game.clear();
         if self.failed {

@@ -573,7 +573,8 @@ impl PackedFastSan {
 
 impl SanPlus {
     /// Reads a move with optional check mark and glyph, such as `Nbxd7+!?`: the whole text
-    /// as `grammar::r#move` reads it ([`grammar::read_move`]), or why it is not a move.
+    /// as [`grammar::move`](../grammar/fn.move.html) reads it ([`grammar::read_move`]), or why
+    /// it is not a move.
     ///
     /// The fast forms ([`FastSan`]: `e4`, `exd5`, `Nf3`, `Rxc10`, most moves of most game
     /// records) are read straight from the bytes, anything else by the grammar; a property

@@ -1,5 +1,5 @@
 //! Drawing positions for people: as text for a terminal ([`text`]); text from files made safe
-//! to show there ([`printable`]).
+//! to show there ([`printable`](mod@printable)).
 //!
 //! Rendering only reads a [`Position`](crate::rules::Position); it knows nothing of files or
 //! the database, so every command (and other programs) can draw boards the same way.

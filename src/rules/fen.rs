@@ -49,9 +49,10 @@ impl Position {
     /// Reads a position string and checks the position it describes.
     ///
     /// The fields are read one at a time, each with its production of the grammar
-    /// (`grammar`), and checked against the variant before the next is read, so that the
-    /// first problem in the string is the one reported. Two things are checked before any
-    /// field's content: the number of fields, and the number of ranks on the board.
+    /// ([`notation::grammar`](crate::notation::grammar)), and checked against the variant
+    /// before the next is read, so that the first problem in the string is the one reported.
+    /// Two things are checked before any field's content: the number of fields, and the
+    /// number of ranks on the board.
     pub fn from_fen(variant: &Arc<Variant>, text: &str) -> Result<Position, FenError> {
         let fields = fields(text);
         let col = |byte: usize| text[..byte.min(text.len())].chars().count() + 1;

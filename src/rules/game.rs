@@ -17,7 +17,26 @@ pub enum IllegalMove {
     PermanentCheck,
 }
 
-/// A game in progress or finished.
+/// A game in progress or finished: its start, its moves, and its status by the rules
+/// (checkmate, stalemate, bare king, repetition...).
+///
+/// ```
+/// use kabir::rules::{Game, Move, Position};
+///
+/// let shatranj = kabir::variants::builtin("shatranj")?;
+/// let mut game = Game::new(Position::start(&shatranj));
+/// for uci in ["e2e3", "e7e6", "g1f3"] {
+///     let m = Move::from_uci(uci, game.position()).expect("legal");
+///     game.play(m)?;
+/// }
+/// assert_eq!(game.moves().len(), 3);
+/// assert!(!game.status().is_over());
+/// // A move not legal in the position is refused, and the game stays as it was.
+/// let stale = game.moves()[0];
+/// assert!(game.play(stale).is_err());
+/// assert_eq!(game.moves().len(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Game {
     start: Position,

@@ -22,6 +22,25 @@ pub enum MoveKind {
 }
 
 /// A move. Captures are known from the position it is played in.
+///
+/// A move is written in coordinates ([`Move::to_uci`], [`Move::from_uci`]) or, in its
+/// position, in SAN ([`notation::san`](crate::notation::san())); the move a SAN text names is
+/// found by [`notation::resolve`](crate::notation::resolve()).
+///
+/// ```
+/// use kabir::rules::{Move, Position};
+///
+/// let shatranj = kabir::variants::builtin("shatranj")?;
+/// let start = Position::start(&shatranj);
+/// let legal = start.legal_moves();
+/// let knight = Move::from_uci("g1f3", &start).expect("a legal move");
+/// assert!(legal.contains(&knight));
+/// assert_eq!(kabir::notation::san(&start, knight, &legal), "Nf3");
+/// assert_eq!(knight.to_uci(&start), "g1f3");
+/// // A pawn steps one square: no double step.
+/// assert_eq!(Move::from_uci("e2e4", &start), None);
+/// # Ok::<(), kabir::variants::LoadError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move {
     pub from: Square,
@@ -83,6 +102,21 @@ pub(crate) struct FastUndo {
 /// Built only through checks ([`Position::from_fen`], [`Position::start`]), so its invariants
 /// hold: every side has a royal piece, the side not to move is not in check, no piece stands
 /// where it may not.
+///
+/// ```
+/// use kabir::rules::{Color, Move, Position};
+///
+/// let shatranj = kabir::variants::builtin("shatranj")?;
+/// let start = Position::start(&shatranj);
+/// assert_eq!(start.turn(), Color::White);
+/// let after = start.after(Move::from_uci("e2e3", &start).unwrap());
+/// assert_eq!(after.turn(), Color::Black);
+/// // FEN text and back, checked against the variant.
+/// let again = Position::from_fen(&shatranj, &after.to_fen())?;
+/// assert_eq!(again.to_fen(), after.to_fen());
+/// assert!(Position::from_fen(&shatranj, "8/8/8/8/8/8/8/8 w - - 0 1").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Position {
     pub(crate) variant: Arc<Variant>,

@@ -108,6 +108,23 @@ pub struct Rules {
 pub const MAX_WAITING: usize = 16;
 
 /// A variant ready for play: built from a [`VariantDef`] by [`Variant::new`].
+///
+/// The built-in variants come from [`variants::builtin`](crate::variants::builtin), a user's
+/// definition from [`variants::from_toml`](crate::variants::from_toml) or
+/// [`variants::load_file`](crate::variants::load_file); positions share the variant through
+/// an `Arc`.
+///
+/// ```
+/// use kabir::rules::Position;
+///
+/// let tamerlane = kabir::variants::builtin("tamerlane")?;
+/// assert_eq!(tamerlane.name(), "Tamerlane Chess");
+/// let board = tamerlane.geometry();
+/// // 11 files by 10 ranks, and the two citadels beside the board.
+/// assert_eq!((board.files(), board.ranks(), board.len()), (11, 10, 112));
+/// assert_eq!(Position::start(&tamerlane).legal_moves().len(), 24);
+/// # Ok::<(), kabir::variants::LoadError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Variant {
     def: VariantDef,

@@ -1072,9 +1072,7 @@ async fn stats_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppErro
             };
             db.report(&by_year, &registry)?.groups
         };
-        let chart = crate::diagram::chart::stats_svg(
-            &crate::diagram::chart::ChartData::from_report(&report, &years),
-        );
+        let chart = crate::diagram::chart::stats_svg(&report.chart_data(&years));
         Ok((report, chart))
     })
     .await?;
