@@ -319,6 +319,67 @@ mod tests {
         }
     }
 
+    /// The SAN read back from a replayed game's canonical text are the ones worked out from
+    /// the legal moves, whatever the text had: coordinates, glyphs, missing check marks,
+    /// comments and variations.
+    #[test]
+    fn san_of_the_canonical_text_are_the_worked_out_ones() {
+        let registry = Registry::builtin();
+        let mut read_back = 0;
+        for name in ["tamerlane", "shatranj"] {
+            let v = crate::variants::builtin(name).unwrap();
+            for i in 0..6 {
+                let game = random_game(&v, 9, i, &Options::default());
+                let result = game.status().outcome().map_or("*", |o| o.as_pgn());
+                let record = GameRecord::from_game(
+                    v.clone(),
+                    &game,
+                    Vec::new(),
+                    result.to_string(),
+                    String::new(),
+                );
+                // With no text, the SAN are worked out from the legal moves.
+                let worked_out = ExportedGame::from_record(record).unwrap();
+                let mut text = format!("[Variant \"{}\"]\n[Result \"{result}\"]\n\n", v.id());
+                let moves: Vec<ExportedMove<'_>> = worked_out.moves().collect();
+                for (ply, m) in moves.iter().enumerate() {
+                    if ply % 2 == 0 {
+                        text.push_str(&format!("{}. ", ply / 2 + 1));
+                    }
+                    match ply % 7 {
+                        3 => text.push_str(m.uci),
+                        5 => {
+                            text.push_str(m.san.trim_end_matches(['+', '#']));
+                            text.push_str("!?");
+                        }
+                        _ => text.push_str(m.san),
+                    }
+                    text.push(' ');
+                    if ply == 0 && moves.len() > 1 {
+                        text.push_str(&format!("{{a note}} (1. {} {} $1) ", m.san, moves[1].san));
+                    }
+                }
+                text.push_str(result);
+                text.push('\n');
+                let raw = crate::notation::reader::Reader::new(text.as_bytes())
+                    .next()
+                    .unwrap()
+                    .unwrap();
+                let replayed = crate::replay::replay(&raw, &registry);
+                let record = GameRecord::from_replay(replayed, &raw).unwrap();
+                let plies = record.moves.len();
+                if main_line_san(record.pgn.clone().into_bytes(), plies).is_some() {
+                    read_back += 1;
+                }
+                let exported = ExportedGame::from_record(record).unwrap();
+                assert_eq!(exported.moves().collect::<Vec<_>>(), moves, "{text}");
+                assert_eq!(exported.hashes, worked_out.hashes);
+                assert_eq!(exported.special, worked_out.special);
+            }
+        }
+        assert_eq!(read_back, 12, "every canonical text held its moves");
+    }
+
     #[test]
     fn a_move_that_does_not_fit_is_refused() {
         let v = crate::variants::builtin("shatranj").unwrap();
