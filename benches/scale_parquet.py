@@ -2,11 +2,11 @@
 """Times the SQL recipes of docs/SCALE.md with DuckDB on a Parquet export (the figures of its
 "Measured" section):
 
-    benches/scale_parquet.py --export DIR [--variant tamerlane] [--runs 5] [--threads N]
-                             [--positions] [--doc docs/SCALE.md]
+    benches/scale_parquet.py --export DIR [--variant tamerlane] [--runs 5] [--warmup 1]
+                             [--threads N] [--positions] [--doc docs/SCALE.md]
 
-Each recipe runs --runs times after one untimed run (which brings the files it reads into the
-page cache); the median, fastest and slowest times are printed as a Markdown table, with the
+Each recipe runs --runs times after --warmup untimed runs (1 by default, which brings the
+files it reads into the page cache); the median, fastest and slowest times are printed as a Markdown table, with the
 rows the recipe returned. The positions are picked from the export itself: the variant's
 start position (every game reaches it), the position most often reached after two plies,
 and the position after ply 40 of one game. With --positions the `positions` table of the
@@ -41,6 +41,7 @@ def main():
                                                   "..", "docs", "SCALE.md"))
     ap.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
     ap.add_argument("--runs", type=int, default=5, help="timed runs of each recipe")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed runs of each recipe first")
     ap.add_argument("--positions", action="store_true",
                     help="read the export's positions table (written with --positions)")
     args = ap.parse_args()
@@ -82,11 +83,12 @@ def main():
     print("\n| recipe | median s | fastest s | slowest s | rows |")
     print("|---|---|---|---|---|")
     for label, q, params in runs:
-        n = len(con.execute(q, params).fetchall())
+        for _ in range(args.warmup):
+            con.execute(q, params).fetchall()
         times = []
         for _ in range(args.runs):
             t = time.perf_counter()
-            con.execute(q, params).fetchall()
+            n = len(con.execute(q, params).fetchall())
             times.append(time.perf_counter() - t)
         print(f"| {label} | {statistics.median(times):.2f} | {min(times):.2f} | "
               f"{max(times):.2f} | {n} |", flush=True)

@@ -7,8 +7,9 @@
 # Builds the release binary with the `parquet` feature, runs
 # `kabir export --format parquet --out OUT FILE.pgn` under `/usr/bin/time -v` (wall time, CPU
 # time, peak resident memory) and then `benches/scale_parquet.py --export OUT --runs RUNS`
-# (5 by default), which prints each recipe's median time. The games are taken to be
-# Tamerlane games (as `benches/scale.sh` generates them); set VARIANT for another variant.
+# (5 by default; WARMUP untimed runs first, 1 by default), which prints each recipe's median
+# time. The games are taken to be Tamerlane games (as `benches/scale.sh` generates them); set
+# VARIANT for another variant.
 # Figures are recorded in docs/SCALE.md and docs/PERFORMANCE.md. The export of a million
 # generated Tamerlane games is about 8 GB.
 set -eu
@@ -30,4 +31,4 @@ echo "load average after the export: $(cut -d' ' -f1-3 /proc/loadavg)"
 du -sb "$out"/* | awk '{ printf "%s: %.1f MB\n", $2, $1 / 1e6 }'
 
 python3 "$root/benches/scale_parquet.py" --export "$out" --variant "${VARIANT:-tamerlane}" \
-    --runs "$runs"
+    --runs "$runs" --warmup "${WARMUP:-1}"
