@@ -98,17 +98,17 @@ fn summary(out: &mut dyn Write, w: &Written, rejected: u64, secs: f64) -> Result
         w.games as f64 / secs,
         (w.games + w.moves + w.positions) as f64 / secs,
     )?;
-    let mb = |b: u64| b as f64 / 1e6;
+    // Exact counts, as the rows are: the tables' sizes vary from bytes to gigabytes.
     let mut parts = Vec::new();
     for (table, &bytes) in TABLES.iter().zip(&w.bytes) {
         if bytes > 0 {
-            parts.push(format!("{table} {:.1} MB", mb(bytes)));
+            parts.push(format!("{table} {bytes}"));
         }
     }
     writeln!(
         out,
-        "bytes: {:.1} MB ({})",
-        mb(w.bytes.iter().sum()),
+        "bytes: {} ({})",
+        w.bytes.iter().sum::<u64>(),
         parts.join(", ")
     )?;
     for f in &w.files {
