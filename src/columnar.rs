@@ -19,7 +19,7 @@ use arrow_array::builder::{BooleanBuilder, Int32Builder, Int64Builder, MapBuilde
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 
@@ -44,8 +44,9 @@ pub enum ColumnarError {
     Arrow(#[from] arrow_schema::ArrowError),
 }
 
-/// Rows of a table handed to the Parquet writer at once.
-const BATCH_ROWS: usize = 8192;
+/// Rows of a table handed to the Parquet writer at once: enough that the writer's work per
+/// batch (arrays made, columns walked) is small beside its work per row.
+const BATCH_ROWS: usize = 64 * 1024;
 
 /// Rows per row group: a row group is what a reader skips or reads whole, and what the writer
 /// holds in memory (encoded) before writing it. Games rows are wide (tags, start position);
@@ -62,6 +63,8 @@ pub struct Written {
     pub games: u64,
     pub moves: u64,
     pub positions: u64,
+    /// Bytes of the files of each table, as [`TABLES`] names them.
+    pub bytes: [u64; 3],
     /// The files written, relative to the export folder, in order.
     pub files: Vec<String>,
 }
@@ -111,7 +114,7 @@ impl ParquetExport {
         };
         part.push(id as i64, g)?;
         self.written.games += 1;
-        self.written.moves += g.moves.len() as u64;
+        self.written.moves += g.plies() as u64;
         if self.positions {
             self.written.positions += g.hashes.len() as u64;
         }
@@ -148,6 +151,11 @@ impl ParquetExport {
                 source,
             })?;
             let relative = path.strip_prefix(&self.dir).unwrap_or(&path);
+            let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+            let table = relative.iter().next().and_then(|t| t.to_str());
+            if let Some(i) = TABLES.iter().position(|&t| Some(t) == table) {
+                self.written.bytes[i] += size;
+            }
             self.written.files.push(relative.display().to_string());
         }
         self.written.files.sort();
@@ -430,6 +438,17 @@ fn signed(h: u64) -> i64 {
     h as i64
 }
 
+/// Game ids and plies rise through a file (by one, mostly): delta encoding stores them in a
+/// few bits each, where a dictionary would keep every value and look each one up.
+fn sequence_column(
+    p: parquet::file::properties::WriterPropertiesBuilder,
+    name: &str,
+) -> parquet::file::properties::WriterPropertiesBuilder {
+    let col = ColumnPath::from(name);
+    p.set_column_dictionary_enabled(col.clone(), false)
+        .set_column_encoding(col, Encoding::DELTA_BINARY_PACKED)
+}
+
 /// Bloom filters let a reader skip the row groups that cannot hold a hash looked for.
 fn hash_column(
     p: parquet::file::properties::WriterPropertiesBuilder,
@@ -528,7 +547,7 @@ impl Rows for GamesRows {
     fn properties(
         p: parquet::file::properties::WriterPropertiesBuilder,
     ) -> parquet::file::properties::WriterPropertiesBuilder {
-        p.set_max_row_group_row_count(Some(GAMES_ROW_GROUP))
+        sequence_column(p.set_max_row_group_row_count(Some(GAMES_ROW_GROUP)), "id")
     }
 
     fn add(&mut self, id: i64, g: &ExportedGame) -> usize {
@@ -622,23 +641,24 @@ impl Rows for MovesRows {
         p: parquet::file::properties::WriterPropertiesBuilder,
     ) -> parquet::file::properties::WriterPropertiesBuilder {
         let p = p.set_max_row_group_row_count(Some(MOVES_ROW_GROUP));
+        let p = sequence_column(sequence_column(p, "game"), "ply");
         let p = hash_column(p, "hash_before", MOVES_ROW_GROUP);
         hash_column(p, "hash_after", MOVES_ROW_GROUP)
     }
 
     fn add(&mut self, id: i64, g: &ExportedGame) -> usize {
-        for (i, m) in g.moves.iter().enumerate() {
+        for (i, m) in g.moves().enumerate() {
             self.game.append_value(id);
             self.ply
                 .append_value(i32::try_from(i + 1).unwrap_or(i32::MAX));
-            self.san.append_value(&m.san);
-            self.uci.append_value(&m.uci);
+            self.san.append_value(m.san);
+            self.uci.append_value(m.uci);
             self.hash_before
                 .append_value(signed(g.hashes.get(i).copied().unwrap_or(0)));
             self.hash_after
                 .append_value(signed(g.hashes.get(i + 1).copied().unwrap_or(0)));
         }
-        g.moves.len()
+        g.plies()
     }
 
     fn columns(&mut self) -> Vec<ArrayRef> {
@@ -677,17 +697,19 @@ impl Rows for PositionsRows {
         p: parquet::file::properties::WriterPropertiesBuilder,
     ) -> parquet::file::properties::WriterPropertiesBuilder {
         let p = p.set_max_row_group_row_count(Some(MOVES_ROW_GROUP));
+        let p = sequence_column(sequence_column(p, "game"), "ply");
         hash_column(p, "hash", MOVES_ROW_GROUP)
     }
 
     fn add(&mut self, id: i64, g: &ExportedGame) -> usize {
+        let mut moves = g.moves();
         for (i, &h) in g.hashes.iter().enumerate() {
             self.hash.append_value(signed(h));
             self.game.append_value(id);
             self.ply.append_value(i32::try_from(i).unwrap_or(i32::MAX));
-            let m = g.moves.get(i);
-            self.san.append_option(m.map(|m| m.san.as_str()));
-            self.uci.append_option(m.map(|m| m.uci.as_str()));
+            let m = moves.next();
+            self.san.append_option(m.map(|m| m.san));
+            self.uci.append_option(m.map(|m| m.uci));
         }
         g.hashes.len()
     }

@@ -217,7 +217,7 @@ mod with_parquet {
         let input = d.join("in.pgn");
         fs::write(&input, format!("{good}{bad}{other}{good}")).unwrap();
         let out = d.join("out");
-        kabir()
+        let run = kabir()
             .args(["export", "--format", "parquet", "--positions", "--out"])
             .arg(&out)
             .arg(&input)
@@ -228,6 +228,16 @@ mod with_parquet {
             ))
             .stdout(predicate::str::contains("invalid games left out: 1"))
             .stderr(predicate::str::contains("in.pgn"));
+        // The summary gives each table's bytes, as the files have them.
+        let size = |table: &str| {
+            fs::metadata(out.join(format!("{table}/variant=shatranj/{table}.parquet")))
+                .unwrap()
+                .len()
+        };
+        let (g, m, p) = (size("games"), size("moves"), size("positions"));
+        let bytes = format!("bytes: {} (games {g}, moves {m}, positions {p})", g + m + p);
+        let stdout = String::from_utf8_lossy(&run.get_output().stdout).to_string();
+        assert!(stdout.contains(&bytes), "{stdout}");
         assert_eq!(
             files(&out),
             [

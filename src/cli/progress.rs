@@ -54,6 +54,23 @@ impl Progress {
     /// Starts showing the progress of `counts` against `total` bytes (unknown when reading
     /// standard input), as `who` (`kabir import`): nothing when `quiet`.
     pub fn start(who: &'static str, counts: Arc<Counts>, total: Option<u64>, quiet: bool) -> Self {
+        let bytes = Arc::clone(&counts.bytes);
+        Progress::start_with(who, bytes, total, Measure::Bytes, quiet, move |started| {
+            counts.line(started)
+        })
+    }
+
+    /// Starts showing `done` (bytes read or games handled, as `measure` says) against
+    /// `total`, followed by what `line` says from the time the run started: nothing when
+    /// `quiet`.
+    pub fn start_with(
+        who: &'static str,
+        done: Arc<AtomicU64>,
+        total: Option<u64>,
+        measure: Measure,
+        quiet: bool,
+        line: impl Fn(Instant) -> String + Send + 'static,
+    ) -> Self {
         if quiet {
             return Progress {
                 bar: None,
@@ -63,7 +80,7 @@ impl Progress {
         }
         let started = Instant::now();
         let (stop, stopped) = mpsc::channel::<()>();
-        let bar = std::io::stderr().is_terminal().then(|| bar(total));
+        let bar = std::io::stderr().is_terminal().then(|| bar(total, measure));
         let drawn = bar.clone();
         let thread = std::thread::spawn(move || {
             let every = if drawn.is_some() {
@@ -73,13 +90,13 @@ impl Progress {
             };
             // Until the run ends (its sender dropped or a message sent).
             while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-                let bytes = counts.bytes.load(Ordering::Relaxed);
+                let done = done.load(Ordering::Relaxed);
                 match &drawn {
                     Some(bar) => {
-                        bar.set_position(bytes);
-                        bar.set_message(counts.line(started));
+                        bar.set_position(done);
+                        bar.set_message(line(started));
                     }
-                    None => eprintln!("{who}: {}{}", read_of(bytes, total), counts.line(started)),
+                    None => eprintln!("{who}: {}{}", done_of(done, total, measure), line(started)),
                 }
             }
         });
@@ -126,18 +143,37 @@ impl Drop for Progress {
     }
 }
 
-/// A bar of bytes read against the total, or a spinner with the bytes read when the total is
-/// not known.
-fn bar(total: Option<u64>) -> ProgressBar {
-    let (bar, template) = match total {
-        Some(total) => (
+/// What a progress bar counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Bytes read from the input.
+    Bytes,
+    /// Games handled.
+    // Only the Parquet export counts games.
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    Games,
+}
+
+/// A bar of bytes read (or games handled) against the total, or a spinner with the count
+/// when the total is not known.
+fn bar(total: Option<u64>, measure: Measure) -> ProgressBar {
+    let (bar, template) = match (total, measure) {
+        (Some(total), Measure::Bytes) => (
             ProgressBar::new(total),
             "{spinner} {elapsed} [{bar:24}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left) \
              {msg}",
         ),
-        None => (
+        (None, Measure::Bytes) => (
             ProgressBar::new_spinner(),
             "{spinner} {elapsed} {bytes} ({bytes_per_sec}) {msg}",
+        ),
+        (Some(total), Measure::Games) => (
+            ProgressBar::new(total),
+            "{spinner} {elapsed} [{bar:24}] {pos}/{len} games ({eta} left) {msg}",
+        ),
+        (None, Measure::Games) => (
+            ProgressBar::new_spinner(),
+            "{spinner} {elapsed} {pos} games {msg}",
         ),
     };
     bar.set_style(
@@ -147,6 +183,21 @@ fn bar(total: Option<u64>) -> ProgressBar {
     );
     bar.enable_steady_tick(BAR_EVERY);
     bar
+}
+
+/// `12.5 of 40.0 MB read (31%), ` or `12.5 MB read, `; for games, `1200 of 5000 games
+/// (24%), ` or `1200 games, `.
+fn done_of(done: u64, total: Option<u64>, measure: Measure) -> String {
+    match (measure, total) {
+        (Measure::Bytes, _) => read_of(done, total),
+        (Measure::Games, Some(t)) if t > 0 => {
+            format!(
+                "{done} of {t} games ({:.0}%), ",
+                done as f64 * 100.0 / t as f64
+            )
+        }
+        (Measure::Games, _) => format!("{done} games, "),
+    }
 }
 
 /// `12.5 of 40.0 MB read (31%), ` or `12.5 MB read, `.

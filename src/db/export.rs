@@ -5,7 +5,9 @@
 //! A game comes from a database ([`ExportedGame::from_stored`]) or straight from a game file
 //! ([`ExportedGame::from_record`]); both give the same rows for the same game.
 
-use crate::notation::{check_mark, san};
+use crate::notation::game::TokenKind;
+use crate::notation::reader::{Reader, ReaderOptions};
+use crate::notation::{check_mark, san_into};
 use crate::rules::{Move, Position};
 use crate::variants::Registry;
 
@@ -13,12 +15,49 @@ use super::query::StoredGame;
 use super::record::{self, GameEnd, GameRecord, ROSTER, RecordError, SpecialMoves, well_formed};
 
 /// A move of an exported game.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExportedMove {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExportedMove<'a> {
     /// Canonical SAN with its check mark, as in the game's canonical text.
-    pub san: String,
+    pub san: &'a str,
     /// Coordinate notation (as in `kabir explore`'s `uci`).
-    pub uci: String,
+    pub uci: &'a str,
+}
+
+/// Strings end to end in one buffer: one allocation for all the moves of a game rather than
+/// one for each move, on a path that handles hundreds of millions of moves.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Texts {
+    text: String,
+    /// Where each string ends in `text`.
+    ends: Vec<u32>,
+}
+
+impl Texts {
+    fn with_capacity(n: usize) -> Texts {
+        Texts {
+            text: String::with_capacity(n * 6),
+            ends: Vec::with_capacity(n),
+        }
+    }
+
+    /// Ends the string being written at the end of `text`.
+    fn close(&mut self) {
+        self.ends
+            .push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let s = self.text.get(start..end as usize).unwrap_or("");
+            start = end as usize;
+            s
+        })
+    }
 }
 
 /// One game as exported.
@@ -36,7 +75,8 @@ pub struct ExportedGame {
     /// Whether the game starts from its variant's start position.
     pub standard_start: bool,
     pub special: SpecialMoves,
-    pub moves: Vec<ExportedMove>,
+    san: Texts,
+    uci: Texts,
     /// The hash of every position: before each move, then the final one (one more than the
     /// moves).
     pub hashes: Vec<u64>,
@@ -45,11 +85,17 @@ pub struct ExportedGame {
 impl ExportedGame {
     /// The rows of a valid game read from a file (see [`GameRecord::from_replay`]): what the
     /// importer would store for it. Refused as the importer refuses it.
-    pub fn from_record(record: GameRecord) -> Result<ExportedGame, RecordError> {
-        let notated = notate(&record.start, &record.moves);
+    pub fn from_record(mut record: GameRecord) -> Result<ExportedGame, RecordError> {
+        // The replay has checked the moves and hashed the positions: only the moves'
+        // coordinates are left to write, and their SAN are those of the canonical text.
+        let san = main_line_san(
+            std::mem::take(&mut record.pgn).into_bytes(),
+            record.moves.len(),
+        );
+        let notated = notate(&record.start, &record.moves, san, false);
         // Refuses what the importer refuses, a move that does not fit named by its ply.
         let d = record::derive(record, None)?;
-        let (_, moves) = notated.ok_or(RecordError::MalformedMove { ply: 0 })?;
+        let (_, san, uci) = notated.ok_or(RecordError::MalformedMove { ply: 0 })?;
         let mut special = d.special;
         // By kind id, as the database lists them.
         special.promotions_by_kind.sort();
@@ -61,7 +107,8 @@ impl ExportedGame {
             start_fen: d.start_fen,
             standard_start: d.standard_start,
             special,
-            moves,
+            san,
+            uci,
             hashes: d.hashes,
         })
     }
@@ -71,7 +118,8 @@ impl ExportedGame {
     pub fn from_stored(g: &StoredGame, variants: &Registry) -> Option<ExportedGame> {
         let variant = variants.find(&g.variant)?;
         let start = Position::from_fen(variant, &g.start_fen).ok()?;
-        let (hashes, moves) = notate(&start, &g.moves)?;
+        let san = main_line_san(g.pgn.as_bytes().to_vec(), g.moves.len());
+        let (hashes, san, uci) = notate(&start, &g.moves, san, true)?;
         let standard_start = start == Position::start(variant);
         Some(ExportedGame {
             variant: g.variant.clone(),
@@ -81,7 +129,8 @@ impl ExportedGame {
             start_fen: g.start_fen.clone(),
             standard_start,
             special: g.special.clone(),
-            moves,
+            san,
+            uci,
             hashes,
         })
     }
@@ -103,33 +152,116 @@ impl ExportedGame {
         })
     }
 
+    /// The moves, in order.
+    pub fn moves(&self) -> impl Iterator<Item = ExportedMove<'_>> {
+        self.san
+            .iter()
+            .zip(self.uci.iter())
+            .map(|(san, uci)| ExportedMove { san, uci })
+    }
+
     /// The number of moves (plies).
     pub fn plies(&self) -> usize {
-        self.moves.len()
+        self.san.len()
     }
 }
 
-/// Plays `moves` from `start`: the hash of every position and each move written out.
-/// `None` if a move does not fit its position.
-fn notate(start: &Position, moves: &[Move]) -> Option<(Vec<u64>, Vec<ExportedMove>)> {
+/// The SAN of the main line of a game's canonical text (with check marks, without glyphs),
+/// if it has exactly `plies` of them. The canonical text is what the importer stores and
+/// what the replay has already written: reading it back costs a fraction of working the SAN
+/// out again, which needs every legal move of every position.
+fn main_line_san(pgn: Vec<u8>, plies: usize) -> Option<Texts> {
+    if pgn.is_empty() {
+        return (plies == 0).then(Texts::default);
+    }
+    let mut reader = Reader::of_bytes(pgn, ReaderOptions::default(), 0, 1);
+    let raw = reader.next()?.ok()?;
+    let mut out = Texts::with_capacity(plies);
+    let mut depth = 0u32;
+    for t in &raw.tokens {
+        match t.kind {
+            TokenKind::VariationStart => depth += 1,
+            TokenKind::VariationEnd => depth = depth.saturating_sub(1),
+            TokenKind::Move(_) if depth == 0 => {
+                let bytes = raw.bytes(t.span);
+                let end = bytes.iter().rposition(|&b| b != b'!' && b != b'?')? + 1;
+                out.text
+                    .push_str(std::str::from_utf8(bytes.get(..end)?).ok()?);
+                out.close();
+                if out.len() > plies {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    (out.len() == plies).then_some(out)
+}
+
+/// Writes out the moves of a game played from `start`: their SAN (`san` if given, else
+/// worked out from the legal moves of each position), their coordinates and, with `hashes`,
+/// the hash of every position. `None` if a move does not fit.
+///
+/// Positions are played only as far as needed: to the end for hashes or SAN, else to the last
+/// promotion (whose coordinates name the new piece only when it changes kind).
+fn notate(
+    start: &Position,
+    moves: &[Move],
+    san: Option<Texts>,
+    hashes: bool,
+) -> Option<(Vec<u64>, Texts, Texts)> {
+    let g = start.variant().geometry();
+    let play_to = if hashes || san.is_none() {
+        moves.len()
+    } else {
+        moves
+            .iter()
+            .rposition(|m| m.promotion.is_some())
+            .map_or(0, |i| i + 1)
+    };
     let mut pos = start.clone();
     let mut legal = Vec::new();
-    let mut hashes = Vec::with_capacity(moves.len() + 1);
-    let mut out = Vec::with_capacity(moves.len());
-    for &m in moves {
+    let mut seen = Vec::with_capacity(if hashes { moves.len() + 1 } else { 0 });
+    let mut uci = Texts::with_capacity(moves.len());
+    let mut written = match san {
+        Some(_) => None,
+        None => Some(Texts::with_capacity(moves.len())),
+    };
+    for (i, &m) in moves.iter().enumerate() {
+        if i >= play_to {
+            uci.text.push_str(g.name(m.from));
+            uci.text.push_str(g.name(m.to));
+            uci.close();
+            continue;
+        }
         if !well_formed(&pos, m) {
             return None;
         }
-        hashes.push(pos.hash());
-        pos.legal_moves_into(&mut legal);
-        let mut s = san(&pos, m, &legal);
-        let uci = m.to_uci(&pos);
-        pos.play_unchecked(m);
-        s.push_str(check_mark(&pos));
-        out.push(ExportedMove { san: s, uci });
+        if hashes {
+            seen.push(pos.hash());
+        }
+        if m.promotion.is_some() {
+            uci.text.push_str(&m.to_uci(&pos));
+        } else {
+            uci.text.push_str(g.name(m.from));
+            uci.text.push_str(g.name(m.to));
+        }
+        uci.close();
+        if let Some(w) = &mut written {
+            pos.legal_moves_into(&mut legal);
+            san_into(&mut w.text, &pos, m, &legal);
+            pos.play_unchecked(m);
+            w.text.push_str(check_mark(&pos));
+            w.close();
+        } else {
+            pos.play_unchecked(m);
+        }
     }
-    hashes.push(pos.hash());
-    Some((hashes, out))
+    if hashes {
+        seen.push(pos.hash());
+    }
+    let san = san.or(written)?;
+    Some((seen, san, uci))
 }
 
 #[cfg(test)]
@@ -179,12 +311,73 @@ mod tests {
             let b = ExportedGame::from_record(r).unwrap();
             assert_eq!(a, b);
             assert_eq!(a.hashes, expected_hashes);
-            assert_eq!(a.hashes.len(), a.moves.len() + 1);
-            let text: Vec<String> = a.moves.iter().map(|m| m.san.clone()).collect();
+            assert_eq!(a.hashes.len(), a.plies() + 1);
+            let text: Vec<String> = a.moves().map(|m| m.san.to_string()).collect();
             assert_eq!(Some(text), stored.san_moves(&registry));
             let others: Vec<&str> = a.other_tags().map(|(k, _)| k.as_str()).collect();
             assert_eq!(others, ["Annotator"]);
         }
+    }
+
+    /// The SAN read back from a replayed game's canonical text are the ones worked out from
+    /// the legal moves, whatever the text had: coordinates, glyphs, missing check marks,
+    /// comments and variations.
+    #[test]
+    fn san_of_the_canonical_text_are_the_worked_out_ones() {
+        let registry = Registry::builtin();
+        let mut read_back = 0;
+        for name in ["tamerlane", "shatranj"] {
+            let v = crate::variants::builtin(name).unwrap();
+            for i in 0..6 {
+                let game = random_game(&v, 9, i, &Options::default());
+                let result = game.status().outcome().map_or("*", |o| o.as_pgn());
+                let record = GameRecord::from_game(
+                    v.clone(),
+                    &game,
+                    Vec::new(),
+                    result.to_string(),
+                    String::new(),
+                );
+                // With no text, the SAN are worked out from the legal moves.
+                let worked_out = ExportedGame::from_record(record).unwrap();
+                let mut text = format!("[Variant \"{}\"]\n[Result \"{result}\"]\n\n", v.id());
+                let moves: Vec<ExportedMove<'_>> = worked_out.moves().collect();
+                for (ply, m) in moves.iter().enumerate() {
+                    if ply % 2 == 0 {
+                        text.push_str(&format!("{}. ", ply / 2 + 1));
+                    }
+                    match ply % 7 {
+                        3 => text.push_str(m.uci),
+                        5 => {
+                            text.push_str(m.san.trim_end_matches(['+', '#']));
+                            text.push_str("!?");
+                        }
+                        _ => text.push_str(m.san),
+                    }
+                    text.push(' ');
+                    if ply == 0 && moves.len() > 1 {
+                        text.push_str(&format!("{{a note}} (1. {} {} $1) ", m.san, moves[1].san));
+                    }
+                }
+                text.push_str(result);
+                text.push('\n');
+                let raw = crate::notation::reader::Reader::new(text.as_bytes())
+                    .next()
+                    .unwrap()
+                    .unwrap();
+                let replayed = crate::replay::replay(&raw, &registry);
+                let record = GameRecord::from_replay(replayed, &raw).unwrap();
+                let plies = record.moves.len();
+                if main_line_san(record.pgn.clone().into_bytes(), plies).is_some() {
+                    read_back += 1;
+                }
+                let exported = ExportedGame::from_record(record).unwrap();
+                assert_eq!(exported.moves().collect::<Vec<_>>(), moves, "{text}");
+                assert_eq!(exported.hashes, worked_out.hashes);
+                assert_eq!(exported.special, worked_out.special);
+            }
+        }
+        assert_eq!(read_back, 12, "every canonical text held its moves");
     }
 
     #[test]
