@@ -566,16 +566,7 @@ impl Rows for GamesRows {
         self.end_hash
             .append_value(signed(g.hashes.last().copied().unwrap_or(0)));
         let s = &g.special;
-        let counts = [
-            s.swaps,
-            s.lifts,
-            s.relocations,
-            s.promotions,
-            s.arrivals,
-            s.adventitious_kings,
-            s.citadel_entries,
-        ];
-        for (b, n) in self.special.iter_mut().zip(counts) {
+        for (b, n) in self.special.iter_mut().zip(s.counts()) {
             b.append_value(i64::try_from(n).unwrap_or(i64::MAX));
         }
         for (kind, n) in &s.promotions_by_kind {

@@ -172,7 +172,13 @@ impl SpecialMoves {
     /// Each kind of special move the game has, in words with its count ("2 king swaps",
     /// "1 citadel draw"), in a fixed order; promotions by kind not included.
     pub fn phrases(&self) -> Vec<String> {
-        special_phrases([
+        special_phrases(self.counts())
+    }
+
+    /// The counts in a fixed order: swaps, lifts, relocations, promotions, arrivals,
+    /// adventitious kings, citadel entries.
+    pub fn counts(&self) -> [u64; 7] {
+        [
             self.swaps,
             self.lifts,
             self.relocations,
@@ -180,7 +186,7 @@ impl SpecialMoves {
             self.arrivals,
             self.adventitious_kings,
             self.citadel_entries,
-        ])
+        ]
     }
 }
 
@@ -427,15 +433,7 @@ impl Derived {
             end: self.end,
             plies: u32::from(self.plies),
             date: self.roster_values()[2],
-            special: [
-                s.swaps,
-                s.lifts,
-                s.relocations,
-                s.promotions,
-                s.arrivals,
-                s.adventitious_kings,
-                s.citadel_entries,
-            ],
+            special: s.counts(),
             promotions: &s.promotions_by_kind,
             standard_start: self.standard_start,
             moves_blob: &self.moves_blob,
