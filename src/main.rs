@@ -21,8 +21,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// by the kernel again, and an import frees and allocates each batch's memory anew: after
 /// 250 ms, about 218,000 page faults on 100,000 Tamerlane games and a fifth more CPU than kept
 /// (14.6 s against 11.8 s, user and system, in runs side by side), after 1 s 144,000, kept
-/// 17,800. Kept, the peak is what the import holds at once, two batches (docs/RELIABILITY.md,
-/// "Memory"): 277 MB on that import, 270 MB on four times as many games.
+/// 17,800. Kept, the peak is what the import holds at once, three batches (docs/RELIABILITY.md,
+/// "Memory").
 const PURGE_DELAY_MS: std::os::raw::c_long = -1;
 
 fn purge_freed_memory() {

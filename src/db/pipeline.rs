@@ -20,7 +20,8 @@ pub struct ImportOptions {
     pub batch_games: u64,
     /// Memory per batch in bytes, at most: a batch also ends when its games would take more
     /// while they are sorted and written (the games and their index entries, estimated from
-    /// their sizes). Two batches are in memory at once, one being read and one being written.
+    /// their sizes). Three batches are in memory at once: one being read, one being sorted and one
+    /// being written.
     pub batch_bytes: u64,
     /// Report every move written in coordinate form in an invalid game, instead of one
     /// warning for a game written entirely so.
@@ -31,7 +32,7 @@ impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             batch_games: 5_000,
-            batch_bytes: 64_000_000,
+            batch_bytes: 56_000_000,
             strict: false,
         }
     }
@@ -258,9 +259,9 @@ impl Importer<'_> {
             usize::try_from(options.batch_games).map_or(MAX_RESERVED, |b| b.clamp(1, MAX_RESERVED));
         std::thread::scope(|scope| {
             // The worker threads read and replay games and make them ready to store; this thread
-            // gathers them into batches; the writer sorts each batch's index entries and
-            // commits it, one batch at a time. The channel holds none, so two batches are in
-            // memory (one gathered, one written), whatever the input's size.
+            // gathers them into batches; the database stage sorts each batch's index entries
+            // while the batch before is committed. The channel holds none, so three batches are
+            // in memory (one gathered, one sorted, one written), whatever the input's size.
             let writer = scope.spawn(move || {
                 self.import_all(batches, |stats| {
                     let _ = stats_out.send(stats.clone());
