@@ -122,18 +122,13 @@ fn consolidated_rows(conn: &Connection, variant: i64) -> rusqlite::Result<Vec<u8
     Ok(out)
 }
 
-/// Merges the recent openings of `variant` into its consolidated ones.
+/// Merges the recent openings of `variant` into its consolidated ones. List 0 is written chunk
+/// by chunk as the lines come, and the ranked lists are kept encoded until they are sorted, so
+/// that what a consolidation holds is the lines read and the ranked lines, not copies of all.
 fn consolidate(tx: &Transaction<'_>, variant: i64, chunk_bytes: usize) -> rusqlite::Result<()> {
     let mut blobs = tally::part(tx, Kind::Openings, variant)?;
     blobs.push(consolidated_rows(tx, variant)?);
-    let lists = {
-        let refs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
-        let mut lists = Lists::new(chunk_bytes);
-        tally::merge_openings_with(&refs, |r| lists.add(r))
-            .ok_or_else(|| damaged("a tally of openings does not decode"))?;
-        lists
-    };
-    drop(blobs);
+    // Everything to merge is read: the old rows go, and the new ones take their keys.
     tx.prepare_cached("DELETE FROM opening_chunk WHERE variant = ?1")?
         .execute([variant])?;
     tx.prepare_cached(
@@ -145,27 +140,89 @@ fn consolidate(tx: &Transaction<'_>, variant: i64, chunk_bytes: usize) -> rusqli
          AND NOT EXISTS (SELECT 1 FROM tally_part p WHERE p.tally = tally.id)",
     )?
     .execute([Kind::Openings as i64])?;
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO opening_chunk (variant, list, chunk, rows) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut lists = Lists::new(chunk_bytes);
+    let mut failed: Option<rusqlite::Error> = None;
+    let merged = {
+        let refs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+        tally::merge_openings_with(&refs, |r| {
+            if let Some((i, chunk)) = lists.add(r)
+                && failed.is_none()
+                && let Err(e) = insert.execute(params![variant, 0, i, chunk])
+            {
+                failed = Some(e);
+            }
+        })
+    };
+    drop(blobs);
+    merged.ok_or_else(|| damaged("a tally of openings does not decode"))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if let Some((i, chunk)) = lists.last_chunk() {
+        insert.execute(params![variant, 0, i, chunk])?;
+    }
     lists.write(tx, variant)
+}
+
+/// A ranked list while it is made: its lines encoded one after the other, and for each its
+/// games, where it starts and its length, to be sorted.
+#[derive(Default)]
+struct RankedLines {
+    bytes: Vec<u8>,
+    rows: Vec<(u64, u32, u32)>,
+}
+
+impl RankedLines {
+    fn push(&mut self, r: &OpeningRow) {
+        let start = self.bytes.len();
+        r.write(&mut self.bytes);
+        self.rows
+            .push((r.games, start as u32, (self.bytes.len() - start) as u32));
+    }
+
+    /// Most games first and, among as many, in line order (the order they came in).
+    fn sort(&mut self) {
+        self.rows
+            .sort_by_key(|&(games, ..)| std::cmp::Reverse(games));
+    }
+
+    /// The encoded lines in their order.
+    fn lines(&self) -> impl Iterator<Item = &[u8]> {
+        self.rows.iter().map(|&(_, start, len)| {
+            self.bytes
+                .get(start as usize..(start + len) as usize)
+                .unwrap_or(&[])
+        })
+    }
 }
 
 /// The consolidated lists of a variant while they are made from its lines in line order.
 struct Lists {
     chunk_bytes: usize,
-    chunks: Vec<Vec<u8>>,
+    /// The chunk of list 0 being filled, and its number.
+    chunk: Vec<u8>,
+    chunk_number: i64,
+    /// Bytes of list 0 so far.
+    bytes: usize,
     /// The first line of each chunk: its length in bytes, then the bytes.
     firsts: Vec<u8>,
     games: u64,
     /// The line of each length being added up.
     runs: [Option<OpeningRow>; OPENING_PLIES],
-    /// Lines of 2 games or more, by length, in line order until [`Lists::write`].
-    ranked: [Vec<OpeningRow>; OPENING_PLIES],
+    /// Lines of 2 games or more, by length, in line order until [`Lists::ranked`].
+    ranked: [RankedLines; OPENING_PLIES],
 }
 
 impl Lists {
     fn new(chunk_bytes: usize) -> Lists {
         Lists {
             chunk_bytes,
-            chunks: Vec::new(),
+            chunk: Vec::new(),
+            chunk_number: -1,
+            bytes: 0,
             firsts: Vec::new(),
             games: 0,
             runs: [None; OPENING_PLIES],
@@ -173,20 +230,24 @@ impl Lists {
         }
     }
 
-    fn add(&mut self, r: &OpeningRow) {
+    /// Adds the next line; returns the chunk of list 0 it completed, if it did, with its
+    /// number.
+    fn add(&mut self, r: &OpeningRow) -> Option<(i64, Vec<u8>)> {
         self.games += r.games;
-        if self
-            .chunks
-            .last()
-            .is_none_or(|c| c.len() >= self.chunk_bytes)
-        {
-            self.chunks.push(Vec::with_capacity(self.chunk_bytes + 64));
+        let mut full = None;
+        if self.chunk_number < 0 || self.chunk.len() >= self.chunk_bytes {
+            let next = Vec::with_capacity(self.chunk_bytes.min(1 << 20) + 64);
+            let done = std::mem::replace(&mut self.chunk, next);
+            if self.chunk_number >= 0 {
+                full = Some((self.chunk_number, done));
+            }
+            self.chunk_number += 1;
             self.firsts.push(r.line().len() as u8);
             self.firsts.extend_from_slice(r.line());
         }
-        if let Some(c) = self.chunks.last_mut() {
-            r.write(c);
-        }
+        let before = self.chunk.len();
+        r.write(&mut self.chunk);
+        self.bytes += self.chunk.len() - before;
         for (k, (run, ranked)) in self.runs.iter_mut().zip(&mut self.ranked).enumerate() {
             let bytes = (k + 1) * MOVE_BYTES;
             let line = &r.line()[..r.line().len().min(bytes)];
@@ -196,7 +257,7 @@ impl Lists {
                     if let Some(done) = run.take()
                         && done.games >= 2
                     {
-                        ranked.push(done);
+                        ranked.push(&done);
                     }
                     let mut c = *r;
                     c.truncate(bytes);
@@ -204,26 +265,35 @@ impl Lists {
                 }
             }
         }
+        full
+    }
+
+    /// The last chunk of list 0, once every line is added (`None` if there were none).
+    fn last_chunk(&mut self) -> Option<(i64, Vec<u8>)> {
+        if self.chunk_number < 0 || self.chunk.is_empty() {
+            return None;
+        }
+        Some((self.chunk_number, std::mem::take(&mut self.chunk)))
     }
 
     /// The ranked lists: by length, lines of 2 games or more, most games first and in line
     /// order among as many.
-    fn ranked(&mut self) -> [Vec<OpeningRow>; OPENING_PLIES] {
+    fn ranked(&mut self) -> [RankedLines; OPENING_PLIES] {
         let mut out = std::mem::take(&mut self.ranked);
         for (run, ranked) in self.runs.iter_mut().zip(&mut out) {
             if let Some(done) = run.take()
                 && done.games >= 2
             {
-                ranked.push(done);
+                ranked.push(&done);
             }
-            // Stable: among as many games, line order stays.
-            ranked.sort_by_key(|r| std::cmp::Reverse(r.games));
+            ranked.sort();
         }
         out
     }
 
+    /// Writes the ranked lists and the head, once list 0's chunks are written.
     fn write(mut self, tx: &Transaction<'_>, variant: i64) -> rusqlite::Result<()> {
-        if self.chunks.is_empty() {
+        if self.chunk_number < 0 {
             tx.prepare_cached("DELETE FROM opening_head WHERE variant = ?1")?
                 .execute([variant])?;
             return Ok(());
@@ -231,17 +301,12 @@ impl Lists {
         let mut insert = tx.prepare_cached(
             "INSERT INTO opening_chunk (variant, list, chunk, rows) VALUES (?1, ?2, ?3, ?4)",
         )?;
-        let mut bytes = 0;
-        for (i, c) in self.chunks.iter().enumerate() {
-            bytes += c.len();
-            insert.execute(params![variant, 0, i as i64, c])?;
-        }
         for (k, ranked) in self.ranked().iter().enumerate() {
             let mut chunk = Vec::new();
             let mut size = FIRST_RANKED_CHUNK.min(self.chunk_bytes);
             let mut n = 0i64;
-            for r in ranked {
-                r.write(&mut chunk);
+            for line in ranked.lines() {
+                chunk.extend_from_slice(line);
                 if chunk.len() >= size {
                     insert.execute(params![variant, k as i64 + 1, n, chunk])?;
                     chunk.clear();
@@ -260,7 +325,7 @@ impl Lists {
         .execute(params![
             variant,
             self.games as i64,
-            bytes as i64,
+            self.bytes as i64,
             self.firsts
         ])?;
         Ok(())
@@ -352,7 +417,8 @@ fn consistent_variant(conn: &Connection, variant: i64) -> rusqlite::Result<bool>
                     return Ok(false);
                 }
                 last = Some(row);
-                made.add(&row);
+                // One chunk, never full: only the counts and the ranked lists are wanted.
+                let _ = made.add(&row);
             }
             if it.damaged {
                 return Ok(false);
@@ -364,12 +430,8 @@ fn consistent_variant(conn: &Connection, variant: i64) -> rusqlite::Result<bool>
     }
     let mut want: Vec<(i64, Vec<u8>)> = Vec::new();
     for (k, ranked) in made.ranked().iter().enumerate() {
-        if !ranked.is_empty() {
-            let mut blob = Vec::new();
-            for r in ranked {
-                r.write(&mut blob);
-            }
-            want.push((k as i64 + 1, blob));
+        if !ranked.rows.is_empty() {
+            want.push((k as i64 + 1, ranked.lines().flatten().copied().collect()));
         }
     }
     let stored: Vec<&(i64, Vec<u8>)> = lists.iter().filter(|(l, _)| *l != 0).collect();
