@@ -172,8 +172,16 @@ impl Entry {
 }
 
 impl Registry {
-    /// The built-in variants.
+    /// The built-in variants. The process keeps one set of them: every registry and every
+    /// [`builtin`] look-up shares it, so each definition is parsed once and each variant
+    /// compiled once per process, however many times a command asks (compiling Tamerlane
+    /// takes milliseconds, the larger part of a database query's fixed cost).
     pub fn builtin() -> Registry {
+        static SHARED: OnceLock<Registry> = OnceLock::new();
+        SHARED.get_or_init(Registry::parse_builtin).clone()
+    }
+
+    fn parse_builtin() -> Registry {
         let variants = BUILTIN
             .iter()
             .filter_map(|(id, text)| {
