@@ -236,28 +236,21 @@ pub(crate) fn segments(
     .collect()
 }
 
-/// Every entry of one segment whose hash is `hash` (both parts), in (game, ply) order.
-pub(crate) fn lookup_segment(
+/// The entries kept with the opening tree in one segment whose hash is `hash`, in (game,
+/// ply) order: every visit of the positions the tree covers (see `docs/DATABASE.md`).
+pub(crate) fn lookup_tree_segment(
     conn: &rusqlite::Connection,
     variant: i64,
     segment: i64,
     hash: u64,
 ) -> rusqlite::Result<Vec<Posting>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT entries FROM tree WHERE variant = ?1 AND bucket = ?2 AND segment = ?3",
+    )?;
+    let mut rows = stmt.query(params![variant, tree_bucket(hash), segment])?;
     let mut out = Vec::new();
-    let beyond: Option<Vec<u8>> = conn
-        .prepare_cached(
-            "SELECT entries FROM posting WHERE variant = ?1 AND bucket = ?2 AND segment = ?3",
-        )?
-        .query_row(params![variant, bucket(hash), segment], |r| r.get(0))
-        .optional()?;
-    let covered: Option<Vec<u8>> = conn
-        .prepare_cached(
-            "SELECT entries FROM tree WHERE variant = ?1 AND bucket = ?2 AND segment = ?3",
-        )?
-        .query_row(params![variant, tree_bucket(hash), segment], |r| r.get(0))
-        .optional()?;
-    for blob in [beyond, covered].iter().flatten() {
-        out.extend(postings_with_hash(blob, hash));
+    if let Some(row) = rows.next()? {
+        out.extend(postings_with_hash(row.get_ref(0)?.as_blob()?, hash));
     }
     out.sort_unstable_by_key(|p| (p.game, p.ply));
     Ok(out)

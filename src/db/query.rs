@@ -414,6 +414,25 @@ impl Contribution {
     }
 }
 
+/// The games that reached a position, as the opening tree and the entries beyond it give them
+/// (see [`Database::position_games`]).
+#[derive(Debug, Default)]
+pub(crate) struct PositionGames {
+    /// The games whose first visit was before the tree's last ply, counted by the tree.
+    pub tree_games: u64,
+    /// Their ids, ascending, when the tree's rows name them all.
+    pub tree_ids: Option<Vec<GameId>>,
+    /// The other games, each with the ply of its first visit, in id order.
+    pub beyond: Vec<PositionHit>,
+}
+
+impl PositionGames {
+    /// The number of games.
+    pub fn total(&self) -> u64 {
+        self.tree_games + self.beyond.len() as u64
+    }
+}
+
 impl Database {
     /// Each game that reached `pos`, once, with the index entry of its first visit, from the
     /// whole position index.
@@ -467,10 +486,45 @@ impl Database {
         Ok(out)
     }
 
-    /// The number of games that reached `pos` (each once), by the opening tree and the
-    /// entries beyond it; the derived tables must be current.
-    pub(crate) fn count_position(&self, pos: &Position) -> Result<u64, DbError> {
-        Ok(self.contributions(pos)?.iter().map(|c| c.games).sum())
+    /// The games that reached `pos` (each once), by the opening tree and the entries beyond
+    /// it; the derived tables must be current.
+    pub(crate) fn position_games(&self, pos: &Position) -> Result<PositionGames, DbError> {
+        let Some(variant) = find_variant(self, pos.variant().id())? else {
+            return Ok(PositionGames::default());
+        };
+        let hash = pos.hash();
+        let rows = index::tree_rows(&self.conn, variant, hash, tree::check_key(pos))
+            .map_err(|e| self.err(e))?
+            .map_err(|()| DbError::Corrupt {
+                path: self.path.clone(),
+                detail: "an opening tree row does not decode".to_string(),
+            })?;
+        let tree_games = rows.iter().map(|r| r.games).sum();
+        // A row of no more games than it keeps examples names them all.
+        let tree_ids = rows
+            .iter()
+            .all(|r| r.examples().len() as u64 == r.games)
+            .then(|| {
+                let mut ids: Vec<GameId> =
+                    rows.iter().flat_map(|r| r.examples()).copied().collect();
+                ids.sort_unstable();
+                ids.dedup();
+                ids
+            });
+        let beyond = index::lookup_beyond(&self.conn, variant, hash).map_err(|e| self.err(e))?;
+        let beyond = self
+            .verified(pos, &beyond)?
+            .iter()
+            .map(|p| PositionHit {
+                game: p.game,
+                ply: u32::from(p.ply),
+            })
+            .collect();
+        Ok(PositionGames {
+            tree_games,
+            tree_ids,
+            beyond,
+        })
     }
 
     /// The games that reached a position (of the position's variant), in id order, each once

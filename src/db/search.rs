@@ -234,9 +234,13 @@ impl Database {
     }
 
     /// The games of a page of a position's games in id order (`offset` skipped, at most
-    /// `limit`), with the total: the total from the opening tree, the page from the index
-    /// segments in the order of their games, stopping once the page is known. `None` when a
-    /// segment's range of games is unknown (segments written before version 3).
+    /// `limit`), with the total. The total and the games whose first visit lies beyond the
+    /// opening tree come from the tree and the position index (see
+    /// [`Database::position_games`]); the games the tree counts, from the index entries kept
+    /// with the tree, segment by segment in the order of their games, stopping once the page
+    /// cannot change or every one is found, and reading only the segments that hold them
+    /// when the tree names them all. `None` when a segment's range of games is unknown
+    /// (segments written before version 3).
     fn position_page(
         &self,
         pos: &Position,
@@ -254,43 +258,55 @@ impl Database {
                 None => return Ok(None),
             }
         }
-        let total = self.count_position(pos)?;
-        if descending {
-            ranges.sort_by_key(|s| std::cmp::Reverse(s.1.1));
-        } else {
-            ranges.sort_by_key(|s| s.1.0);
-        }
-        let want = offset.saturating_add(limit);
-        let hash = pos.hash();
-        let mut hits: Vec<PositionHit> = Vec::new();
-        for (i, &(segment, _)) in ranges.iter().enumerate() {
-            let candidates = index::lookup_segment(&self.conn, variant, segment, hash)
-                .map_err(|e| self.err(e))?;
-            hits.extend(
-                self.verified(pos, &candidates)?
-                    .iter()
-                    .map(|p| PositionHit {
+        let found = self.position_games(pos)?;
+        let total = found.total();
+        let mut hits = found.beyond;
+        if found.tree_games > 0 {
+            if let Some(ids) = &found.tree_ids {
+                ranges.retain(|&(_, (first, last))| {
+                    let i = ids.partition_point(|&g| g < first);
+                    ids.get(i).is_some_and(|&g| g <= last)
+                });
+            }
+            if descending {
+                ranges.sort_by_key(|s| std::cmp::Reverse(s.1.1));
+            } else {
+                ranges.sort_by_key(|s| s.1.0);
+            }
+            let want = offset.saturating_add(limit);
+            let hash = pos.hash();
+            let mut in_tree = 0u64;
+            for (i, &(segment, _)) in ranges.iter().enumerate() {
+                let candidates = index::lookup_tree_segment(&self.conn, variant, segment, hash)
+                    .map_err(|e| self.err(e))?;
+                for p in self.verified(pos, &candidates)? {
+                    hits.push(PositionHit {
                         game: p.game,
                         ply: u32::from(p.ply),
-                    }),
-            );
-            // Games before the next segment's range (after it, in descending order) can no
-            // longer be passed by another.
-            let settled = match ranges.get(i + 1) {
-                None => hits.len(),
-                Some(&(_, (first, last))) => hits
-                    .iter()
-                    .filter(|h| {
-                        if descending {
-                            h.game > last
-                        } else {
-                            h.game < first
-                        }
-                    })
-                    .count(),
-            };
-            if settled >= want {
-                break;
+                    });
+                    in_tree += 1;
+                }
+                if in_tree >= found.tree_games {
+                    break;
+                }
+                // Games before the next segment's range (after it, in descending order) can
+                // no longer be passed by another.
+                let settled = match ranges.get(i + 1) {
+                    None => hits.len(),
+                    Some(&(_, (first, last))) => hits
+                        .iter()
+                        .filter(|h| {
+                            if descending {
+                                h.game > last
+                            } else {
+                                h.game < first
+                            }
+                        })
+                        .count(),
+                };
+                if settled >= want {
+                    break;
+                }
             }
         }
         hits.sort_unstable();

@@ -142,8 +142,9 @@ pub struct Registry {
 #[derive(Debug)]
 struct Entry {
     id: String,
-    /// The id, display name and aliases, folded for matching.
-    names: Vec<String>,
+    /// The id, display name and aliases, folded for matching; a built-in's are read from its
+    /// definition when first needed.
+    names: OnceLock<Vec<String>>,
     /// The definition text of a built-in variant not compiled yet.
     text: Option<&'static str>,
     compiled: OnceLock<Option<Arc<Variant>>>,
@@ -155,10 +156,30 @@ impl Entry {
         names.extend(aliases.iter().map(|a| fold(a)));
         Entry {
             id: id.to_string(),
-            names,
+            names: OnceLock::from(names),
             text: None,
             compiled: OnceLock::new(),
         }
+    }
+
+    fn builtin(id: &str, text: &'static str) -> Entry {
+        Entry {
+            id: id.to_string(),
+            names: OnceLock::new(),
+            text: Some(text),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn names(&self) -> &[String] {
+        self.names.get_or_init(|| {
+            let mut names = vec![fold(&self.id)];
+            if let Some(def) = self.text.and_then(|t| parse_definition(t, &self.id).ok()) {
+                names.push(fold(&def.name));
+                names.extend(def.aliases.iter().map(|a| fold(a)));
+            }
+            names
+        })
     }
 
     fn variant(&self) -> Option<&Arc<Variant>> {
@@ -172,16 +193,21 @@ impl Entry {
 }
 
 impl Registry {
-    /// The built-in variants.
+    /// The built-in variants. The process keeps one set of them: every registry and every
+    /// [`builtin`] look-up shares it, so each definition is parsed once and each variant
+    /// compiled once per process, however many times a command asks (compiling Tamerlane
+    /// takes milliseconds, the larger part of a database query's fixed cost).
     pub fn builtin() -> Registry {
+        static SHARED: OnceLock<Registry> = OnceLock::new();
+        SHARED.get_or_init(Registry::parse_builtin).clone()
+    }
+
+    /// The built-ins, unparsed: a definition is read when a look-up first needs its names
+    /// (the entries before the one asked for by id) or its variant.
+    fn parse_builtin() -> Registry {
         let variants = BUILTIN
             .iter()
-            .filter_map(|(id, text)| {
-                let def = parse_definition(text, id).ok()?;
-                let mut entry = Entry::new(&def.id, &def.name, &def.aliases);
-                entry.text = Some(text);
-                Some(Arc::new(entry))
-            })
+            .map(|(id, text)| Arc::new(Entry::builtin(id, text)))
             .collect();
         Registry {
             variants,
@@ -208,9 +234,10 @@ impl Registry {
     /// A variant by id, display name or alias (case, spaces, hyphens and underscores ignored).
     pub fn find(&self, name: &str) -> Option<&Arc<Variant>> {
         let wanted = fold(name);
+        // The id is among the names: matched first, it spares reading the definition.
         self.variants
             .iter()
-            .find(|e| e.names.contains(&wanted))
+            .find(|e| fold(&e.id) == wanted || e.names().contains(&wanted))
             .and_then(|e| e.variant())
     }
 
