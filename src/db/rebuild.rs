@@ -16,6 +16,7 @@ use super::import::{prepare, write_index};
 use super::index;
 use super::name_index::{BatchNames, NameCache};
 use super::openings;
+use super::query::count;
 use super::record::{GameEnd, GameRecord, ROSTER};
 use super::schema::DERIVED_CURRENT;
 use super::summary::{BatchSummary, Facts};
@@ -161,9 +162,8 @@ fn rebuild_in(
     )
     .map_err(sql)?;
     let total: u64 = tx
-        .query_row("SELECT count(*) FROM game", [], |r| r.get::<_, i64>(0))
-        .map_err(sql)?
-        .max(0) as u64;
+        .query_row("SELECT count(*) FROM game", [], |r| count(r, 0))
+        .map_err(sql)?;
     let mut names = NameCache::default();
     let (mut games, mut positions) = (0u64, 0u64);
     let mut after = 0i64;
@@ -283,7 +283,7 @@ fn read_games(tx: &Transaction<'_>, after: i64) -> rusqlite::Result<Vec<StoredRo
     stmt.query_map(params![after, REBUILD_BATCH], |r| {
         let mut special = [0u64; 7];
         for (i, s) in special.iter_mut().enumerate() {
-            *s = r.get::<_, i64>(14 + i)?.max(0) as u64;
+            *s = count(r, 14 + i)?;
         }
         Ok(StoredRow {
             id: r.get(0)?,
@@ -324,7 +324,7 @@ fn read_promotions(
     while let Some(r) = found.next()? {
         out.entry(r.get(0)?)
             .or_default()
-            .push((r.get(1)?, r.get::<_, i64>(2)?.max(0) as u64));
+            .push((r.get(1)?, count(r, 2)?));
     }
     Ok(out)
 }

@@ -16,7 +16,7 @@ use super::codec::{self, MOVE_BYTES};
 use super::database::{Database, Layout};
 use super::error::DbError;
 use super::openings;
-use super::query::{GameFilter, Results};
+use super::query::{GameFilter, Results, count};
 use super::record::GameEnd;
 use super::schema::OPENING_PLIES;
 use super::tally::OpeningRow;
@@ -860,11 +860,6 @@ impl Players {
         }
         out
     }
-}
-
-fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
-    r.get::<_, Option<i64>>(i)
-        .map(|n| n.unwrap_or(0).max(0) as u64)
 }
 
 /// Lengths from a histogram of plies.
