@@ -15,6 +15,7 @@ mod error;
 mod export;
 mod import;
 mod index;
+mod merge;
 mod name_index;
 pub mod names;
 mod openings;

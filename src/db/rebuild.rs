@@ -9,7 +9,7 @@ use rusqlite::{Transaction, params};
 use crate::rules::Position;
 use crate::variants::Registry;
 
-use super::codec::{self, ContentHasher, Posting, posting_count};
+use super::codec::{self, ContentHasher, Posting};
 use super::database::Database;
 use super::error::DbError;
 use super::import::{prepare, write_index};
@@ -21,7 +21,7 @@ use super::record::{GameEnd, GameRecord, ROSTER};
 use super::schema::DERIVED_CURRENT;
 use super::summary::{BatchSummary, Facts};
 use super::tally::{self, Kind};
-use super::tree::{Rows, TreeRow, merge_rows};
+use super::tree::merge_blobs;
 
 /// Games rebuilt per step (as a batch of an import).
 const REBUILD_BATCH: i64 = 5_000;
@@ -369,8 +369,7 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
         "SELECT variant, bucket, entries FROM posting ORDER BY variant, bucket, segment",
         &mut state,
         |(_, entries), r| {
-            let blob = r.get_ref(2)?.as_blob()?;
-            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+            entries.extend(codec::postings(r.get_ref(2)?.as_blob()?));
             Ok(())
         },
         |(h, entries), (v, b)| {
@@ -381,19 +380,14 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
         },
     )?;
     section("tree", &mut h);
-    let mut state = (&mut h, Vec::<Posting>::new(), Vec::<TreeRow>::new());
+    let mut state = (&mut h, Vec::<Posting>::new(), Vec::<Vec<u8>>::new());
     by_bucket(
         conn,
         "SELECT variant, bucket, entries, rows FROM tree ORDER BY variant, bucket, segment",
         &mut state,
         |(_, entries, rows), r| {
-            let blob = r.get_ref(2)?.as_blob()?;
-            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
-            let mut it = Rows::new(r.get_ref(3)?.as_blob()?);
-            rows.extend(it.by_ref());
-            if it.damaged {
-                return Err(tally::damaged("an opening tree row does not decode"));
-            }
+            entries.extend(codec::postings(r.get_ref(2)?.as_blob()?));
+            rows.push(r.get(3)?);
             Ok(())
         },
         |(h, entries, rows), (v, b)| {
@@ -401,9 +395,9 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
             h.field(&b.to_le_bytes());
             hash_entries(entries, h);
             let mut blob = Vec::new();
-            for row in merge_rows(std::mem::take(rows)) {
-                row.write(&mut blob);
-            }
+            merge_blobs(rows, &mut blob)
+                .ok_or_else(|| tally::damaged("an opening tree row does not decode"))?;
+            rows.clear();
             h.field(&blob);
             Ok(())
         },
