@@ -2,29 +2,20 @@
 
 use std::collections::HashMap;
 
-use assert_cmd::Command;
 use kabir::db::{Database, GroupBy, ReportQuery};
 use kabir::diagram::chart::stats_svg;
 use kabir::variants::Registry;
 
-fn kabir() -> Command {
-    Command::cargo_bin("kabir").unwrap()
-}
+mod cli_common;
+use cli_common::{kabir, samples};
 
 /// A database of every sample game.
 fn sample_db(dir: &std::path::Path) -> std::path::PathBuf {
     let db = dir.join("games.db");
-    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/samples");
-    let mut files: Vec<_> = std::fs::read_dir(samples)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
     kabir()
         .args(["import", "--quiet", "--db"])
         .arg(&db)
-        .args(&files)
+        .args(samples())
         .assert()
         .success();
     db
