@@ -46,13 +46,19 @@ impl Results {
         self.unfinished += o.unfinished;
     }
 
-    fn add(&mut self, r: GameResult) {
-        match r {
-            GameResult::WhiteWins => self.white_wins += 1,
-            GameResult::Draw => self.draws += 1,
-            GameResult::BlackWins => self.black_wins += 1,
-            GameResult::Unknown => self.unfinished += 1,
+    /// Adds `n` games of `result`.
+    pub(crate) fn add(&mut self, result: GameResult, n: u64) {
+        match result {
+            GameResult::WhiteWins => self.white_wins += n,
+            GameResult::Draw => self.draws += n,
+            GameResult::BlackWins => self.black_wins += n,
+            GameResult::Unknown => self.unfinished += n,
         }
+    }
+
+    /// Adds `n` games of the result written `result`; one not known is unfinished.
+    pub(crate) fn add_result(&mut self, result: &str, n: u64) {
+        self.add(GameResult::parse(result).unwrap_or(GameResult::Unknown), n);
     }
 }
 
@@ -364,7 +370,7 @@ struct Contribution {
 impl Contribution {
     fn of_visit(p: &Posting) -> Contribution {
         let mut results = Results::default();
-        results.add(p.result);
+        results.add(p.result, 1);
         Contribution {
             mv: p.mv,
             games: 1,

@@ -35,15 +35,6 @@ impl Results {
     pub fn games(&self) -> u64 {
         self.white_wins + self.draws + self.black_wins + self.unfinished
     }
-
-    pub(crate) fn add_result(&mut self, result: &str, n: u64) {
-        match result {
-            "1-0" => self.white_wins += n,
-            "0-1" => self.black_wins += n,
-            "1/2-1/2" => self.draws += n,
-            _ => self.unfinished += n,
-        }
-    }
 }
 
 /// Counts and percentages of the games.
