@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use rusqlite::{Connection, params};
 
-use kabir::db::{Database, GameRecord};
+use kabir::db::{Database, GameRecord, ReportQuery};
 use kabir::generate::{Options, random_game};
 use kabir::rules::Position;
 
@@ -198,10 +198,14 @@ fn queries(path: &Path, variant: &str) {
             t.as_secs_f64() * 1e3
         );
     }
-    let (t, stats) = best(|| db.stats().expect("stats"));
+    let registry = kabir::variants::Registry::builtin();
+    let (t, report) = best(|| {
+        db.report(&ReportQuery::default(), &registry)
+            .expect("report")
+    });
     println!(
         "{variant}: stats over {} games in {:.1} ms",
-        stats.games,
+        report.games,
         t.as_secs_f64() * 1e3
     );
 }

@@ -5,8 +5,11 @@ mod db_common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kabir::db::{Database, DuplicateRule, GameEnd, GameFilter, GameRecord, PositionHit, Special};
+use kabir::db::{
+    Database, DuplicateRule, GameEnd, GameFilter, GameRecord, PositionHit, ReportQuery, Special,
+};
 use kabir::rules::{Color, MoveKind, Position};
+use kabir::variants::Registry;
 
 use db_common::{positions, records, temp_db};
 
@@ -470,30 +473,43 @@ fn filters_and_stats() {
         (6..16).collect::<Vec<_>>()
     );
 
-    let stats = db.stats().unwrap();
-    assert_eq!(stats.games, recs.len() as u64);
-    for v in &stats.variants {
-        let mine: Vec<&GameRecord> = recs
-            .iter()
-            .filter(|r| r.variant.id() == v.variant)
-            .collect();
-        assert_eq!(v.games, mine.len() as u64);
-        let r = v.results;
-        assert_eq!(
-            r.white_wins + r.draws + r.black_wins + r.unfinished,
-            v.games
-        );
-        assert_eq!(v.ends.iter().map(|(_, n)| n).sum::<u64>(), v.games);
+    // The report of each variant's games against the records.
+    let registry = Registry::builtin();
+    let all = db.report(&ReportQuery::default(), &registry).unwrap();
+    assert_eq!(all.games, recs.len() as u64);
+    let variants: BTreeSet<&str> = recs.iter().map(|r| r.variant.id()).collect();
+    assert!(variants.len() > 1);
+    let mut games = 0;
+    for variant in variants {
+        let q = ReportQuery {
+            filter: GameFilter {
+                variant: Some(variant.to_string()),
+                ..GameFilter::default()
+            },
+            ..ReportQuery::default()
+        };
+        let v = db.report(&q, &registry).unwrap();
+        let mine: Vec<&GameRecord> = recs.iter().filter(|r| r.variant.id() == variant).collect();
+        assert_eq!(v.games, mine.len() as u64, "{variant}");
+        games += v.games;
+        assert_eq!(v.results.games(), v.games);
+        let white_wins = mine.iter().filter(|r| r.result == "1-0").count();
+        assert_eq!(v.results.white_wins, white_wins as u64, "{variant}");
+        assert_eq!(v.terminations.iter().map(|e| e.games).sum::<u64>(), v.games);
         let swaps: usize = mine
             .iter()
             .map(|r| r.moves.iter().filter(|m| m.kind == MoveKind::Swap).count())
             .sum();
-        assert_eq!(v.special.swaps, swaps as u64);
+        let reported = v.special.iter().find(|s| s.name == "king swap").unwrap();
+        assert_eq!(reported.moves, swaps as u64, "{variant}");
+        let plies: u64 = mine.iter().map(|r| r.moves.len() as u64).sum();
         assert_eq!(
-            v.positions,
-            mine.iter().map(|r| r.moves.len() as u64 + 1).sum::<u64>()
+            (v.lengths.mean * v.games as f64).round() as u64,
+            plies,
+            "{variant}"
         );
     }
+    assert_eq!(games, all.games);
 }
 
 #[test]

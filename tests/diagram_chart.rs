@@ -2,28 +2,20 @@
 
 use std::collections::HashMap;
 
-use assert_cmd::Command;
-use kabir::db::{Database, Stats};
-use kabir::diagram::chart::{ChartData, ResultCounts, stats_svg};
+use kabir::db::{Database, GroupBy, ReportQuery};
+use kabir::diagram::chart::stats_svg;
+use kabir::variants::Registry;
 
-fn kabir() -> Command {
-    Command::cargo_bin("kabir").unwrap()
-}
+mod cli_common;
+use cli_common::{kabir, samples};
 
 /// A database of every sample game.
 fn sample_db(dir: &std::path::Path) -> std::path::PathBuf {
     let db = dir.join("games.db");
-    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/samples");
-    let mut files: Vec<_> = std::fs::read_dir(samples)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
     kabir()
         .args(["import", "--quiet", "--db"])
         .arg(&db)
-        .args(&files)
+        .args(samples())
         .assert()
         .success();
     db
@@ -53,69 +45,29 @@ fn panel(svg: &str, chart: &str) -> HashMap<(String, String), u64> {
     out
 }
 
-/// The figures of the library's [`Stats`], as a program drawing them fills the chart's input:
-/// results per variant (and in total), terminations and special moves summed over the
-/// variants. `Stats` has no lengths or years: those panels are empty.
-fn chart_of(stats: &Stats) -> ChartData {
-    let mut total = ResultCounts::default();
-    let mut results = Vec::new();
-    let mut ends: Vec<(String, u64)> = Vec::new();
-    let mut special: Vec<(String, u64)> = Vec::new();
-    let add = |list: &mut Vec<(String, u64)>, name: &str, n: u64| match list
-        .iter_mut()
-        .find(|(k, _)| k == name)
-    {
-        Some((_, c)) => *c += n,
-        None => list.push((name.to_string(), n)),
-    };
-    for v in &stats.variants {
-        total.white_wins += v.results.white_wins;
-        total.draws += v.results.draws;
-        total.black_wins += v.results.black_wins;
-        total.unfinished += v.results.unfinished;
-        results.push((v.variant.clone(), v.results.into()));
-        for (e, n) in &v.ends {
-            add(&mut ends, e.as_str(), *n);
-        }
-        let s = &v.special;
-        for (name, n) in [
-            ("king swap", s.swaps),
-            ("lift", s.lifts),
-            ("relocation", s.relocations),
-            ("promotion", s.promotions),
-            ("pawn of pawns arrival", s.arrivals),
-            ("adventitious king", s.adventitious_kings),
-            ("citadel entry", s.citadel_entries),
-        ] {
-            add(&mut special, name, n);
-        }
-    }
-    if results.len() != 1 {
-        results.insert(0, ("all games".to_string(), total));
-    }
-    ChartData {
-        title: format!("{} games", stats.games),
-        results,
-        lengths: Vec::new(),
-        terminations: ends,
-        special,
-        years: Vec::new(),
-        undated: 0,
-    }
-}
-
 #[test]
-fn the_chart_of_the_library_stats_draws_its_numbers() {
+fn the_chart_of_the_library_report_draws_its_numbers() {
     let dir = tempfile::tempdir().unwrap();
     let db = Database::open(sample_db(dir.path())).unwrap();
-    let stats = db.stats().unwrap();
-    assert!(stats.games > 0);
-    let svg = stats_svg(&chart_of(&stats));
+    let registry = Registry::builtin();
+    let report = |by| {
+        let q = ReportQuery {
+            by: Some(by),
+            ..ReportQuery::default()
+        };
+        db.report(&q, &registry).unwrap()
+    };
+    let by_variant = report(GroupBy::Variant);
+    let by_year = report(GroupBy::Year);
+    assert!(by_variant.games > 0);
+    let svg = stats_svg(&by_variant.chart_data(&by_year.groups));
 
+    // Results of each variant, and of all games: the variants' sum.
     let results = panel(&svg, "results");
+    assert!(by_variant.groups.len() >= 3, "one group per variant");
     let mut total = [0u64; 4];
-    for v in &stats.variants {
-        let r = &v.results;
+    for g in &by_variant.groups {
+        let r = &g.results;
         for (i, (series, n)) in [
             ("white-wins", r.white_wins),
             ("draws", r.draws),
@@ -126,39 +78,53 @@ fn the_chart_of_the_library_stats_draws_its_numbers() {
         .enumerate()
         {
             assert_eq!(
-                results[&(v.variant.clone(), series.to_string())],
+                results[&(g.key.clone(), series.to_string())],
                 n,
                 "{} {series}",
-                v.variant
+                g.key
             );
             total[i] += n;
         }
     }
-    assert_eq!(
-        results[&("all games".into(), "white-wins".into())],
-        total[0]
-    );
-    assert_eq!(total.iter().sum::<u64>(), stats.games);
+    for (i, series) in ["white-wins", "draws", "black-wins", "unfinished"]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(results[&("all games".into(), series.into())], total[i]);
+    }
+    assert_eq!(total.iter().sum::<u64>(), by_variant.games);
 
     let ends = panel(&svg, "terminations");
-    let mut expected: HashMap<String, u64> = HashMap::new();
-    for v in &stats.variants {
-        for (e, n) in &v.ends {
-            *expected.entry(e.as_str().to_string()).or_default() += n;
-        }
+    assert_eq!(ends.len(), by_variant.terminations.len());
+    for e in &by_variant.terminations {
+        let key = (e.termination.as_str().to_string(), String::new());
+        assert_eq!(ends[&key], e.games, "{}", e.termination.as_str());
     }
-    assert_eq!(ends.len(), expected.len());
-    for (name, n) in &expected {
-        assert_eq!(ends[&(name.clone(), String::new())], *n, "{name}");
-    }
-    assert_eq!(ends.values().sum::<u64>(), stats.games);
+    assert_eq!(ends.values().sum::<u64>(), by_variant.games);
 
     let special = panel(&svg, "special");
-    let swaps: u64 = stats.variants.iter().map(|v| v.special.swaps).sum();
-    let promotions: u64 = stats.variants.iter().map(|v| v.special.promotions).sum();
-    assert_eq!(special[&("king swap".into(), String::new())], swaps);
-    assert_eq!(special[&("promotion".into(), String::new())], promotions);
-    assert!(promotions > 0, "the samples promote");
+    for s in &by_variant.special {
+        assert_eq!(
+            special[&(s.name.clone(), String::new())],
+            s.moves,
+            "{}",
+            s.name
+        );
+    }
+    assert!(
+        special[&("promotion".into(), String::new())] > 0,
+        "the samples promote"
+    );
+
+    let years = panel(&svg, "years");
+    let dated: u64 = by_year
+        .groups
+        .iter()
+        .filter(|g| g.key != "????")
+        .map(|g| g.games)
+        .sum();
+    assert!(dated > 0, "the samples have dates");
+    assert_eq!(years.values().sum::<u64>(), dated);
 
     // The chart renders to an image as well.
     let png = kabir::diagram::svg_to_png(&svg, 0.5).unwrap();

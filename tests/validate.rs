@@ -3,12 +3,10 @@
 
 use std::io::Write;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn kabir() -> Command {
-    Command::cargo_bin("kabir").unwrap()
-}
+mod cli_common;
+use cli_common::{kabir, samples};
 
 fn data(name: &str) -> String {
     format!("{}/tests/data/validate/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -180,13 +178,7 @@ fn warnings_do_not_invalidate() {
 
 #[test]
 fn samples_validate_clean() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/samples");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
+    let files = samples();
     assert!(files.len() >= 4);
     let out = kabir()
         .args(["validate", "--format", "json"])

@@ -224,6 +224,11 @@ pub fn posting_count(blob: &[u8]) -> usize {
     blob.len() / POSTING_BYTES
 }
 
+/// The entries of a segment blob, in its order.
+pub fn postings(blob: &[u8]) -> impl Iterator<Item = Posting> + '_ {
+    (0..posting_count(blob)).filter_map(|i| Posting::read(blob, i))
+}
+
 /// The entries of a sorted segment blob whose hash is `hash`.
 pub fn postings_with_hash(blob: &[u8], hash: u64) -> impl Iterator<Item = Posting> + '_ {
     let n = posting_count(blob);

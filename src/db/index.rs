@@ -9,9 +9,9 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::codec::{Posting, posting_count, postings_with_hash};
+use super::codec::{Posting, postings, postings_with_hash};
 use super::schema::{bucket, tree_bucket};
-use super::tree::{Rows, TreeRow, merge_rows};
+use super::tree::{Rows, TreeRow, merge_blobs};
 
 /// Segments of one level merged into one of the next level once there are this many.
 pub const MERGE_FANOUT: i64 = 8;
@@ -373,8 +373,7 @@ fn merge(
         let args = args(b);
         let mut rows = read.query(rusqlite::params_from_iter(args.iter()))?;
         while let Some(row) = rows.next()? {
-            let blob = row.get_ref(0)?.as_blob()?;
-            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+            entries.extend(postings(row.get_ref(0)?.as_blob()?));
         }
         drop(rows);
         delete.execute(rusqlite::params_from_iter(args.iter()))?;
@@ -395,24 +394,18 @@ fn merge(
     let (mut rows_blob, mut entries_blob) = (Vec::new(), Vec::new());
     for b in tree_buckets {
         entries.clear();
-        let mut rows: Vec<TreeRow> = Vec::new();
+        let mut rows: Vec<Vec<u8>> = Vec::new();
         let args = args(b);
         let mut found = read.query(rusqlite::params_from_iter(args.iter()))?;
         while let Some(row) = found.next()? {
-            let mut it = Rows::new(row.get_ref(0)?.as_blob()?);
-            rows.extend(it.by_ref());
-            if it.damaged {
-                return Err(damaged("an opening tree row does not decode"));
-            }
-            let blob = row.get_ref(1)?.as_blob()?;
-            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+            rows.push(row.get(0)?);
+            entries.extend(postings(row.get_ref(1)?.as_blob()?));
         }
         drop(found);
         delete.execute(rusqlite::params_from_iter(args.iter()))?;
         rows_blob.clear();
-        for r in merge_rows(rows) {
-            r.write(&mut rows_blob);
-        }
+        merge_blobs(&rows, &mut rows_blob)
+            .ok_or_else(|| damaged("an opening tree row does not decode"))?;
         entries.sort_unstable_by_key(Posting::key);
         entries_blob.clear();
         for p in &entries {

@@ -15,6 +15,7 @@ mod error;
 mod export;
 mod import;
 mod index;
+mod merge;
 mod name_index;
 pub mod names;
 mod openings;
@@ -40,8 +41,8 @@ pub use export::{ExportedGame, ExportedMove};
 pub use import::{BatchStats, Duplicate, DuplicateRule, Importer, ReadyGame, Rejected};
 pub use pipeline::{ImportEvents, ImportOptions, ImportStopped, ImportSummary, NotStored, Origin};
 pub use query::{
-    Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special, Stats,
-    StoredGame, VariantStats,
+    Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special,
+    StoredGame,
 };
 pub use rebuild::Rebuilt;
 pub use record::{GameEnd, GameRecord, RecordError, Replayed, SpecialMoves};

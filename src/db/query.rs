@@ -46,13 +46,19 @@ impl Results {
         self.unfinished += o.unfinished;
     }
 
-    fn add(&mut self, r: GameResult) {
-        match r {
-            GameResult::WhiteWins => self.white_wins += 1,
-            GameResult::Draw => self.draws += 1,
-            GameResult::BlackWins => self.black_wins += 1,
-            GameResult::Unknown => self.unfinished += 1,
+    /// Adds `n` games of `result`.
+    pub(crate) fn add(&mut self, result: GameResult, n: u64) {
+        match result {
+            GameResult::WhiteWins => self.white_wins += n,
+            GameResult::Draw => self.draws += n,
+            GameResult::BlackWins => self.black_wins += n,
+            GameResult::Unknown => self.unfinished += n,
         }
+    }
+
+    /// Adds `n` games of the result written `result`; one not known is unfinished.
+    pub(crate) fn add_result(&mut self, result: &str, n: u64) {
+        self.add(GameResult::parse(result).unwrap_or(GameResult::Unknown), n);
     }
 }
 
@@ -243,28 +249,6 @@ pub struct GameSummary {
     pub plies: u32,
 }
 
-/// Totals for one variant.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct VariantStats {
-    pub variant: String,
-    pub games: u64,
-    /// Positions stored (plies + 1 per game).
-    pub positions: u64,
-    pub results: Results,
-    /// Games by how they ended, in [`GameEnd::ALL`] order, zeros left out.
-    pub ends: Vec<(GameEnd, u64)>,
-    pub special: SpecialMoves,
-    /// Index segments (more after many small imports; see [`Database::compact`]).
-    pub segments: u64,
-}
-
-/// Totals for the whole database.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Stats {
-    pub games: u64,
-    pub variants: Vec<VariantStats>,
-}
-
 /// Decides exactly whether games reach a position: the hash finds candidates, a replay of
 /// the stored moves confirms them.
 struct Verifier<'a> {
@@ -365,13 +349,11 @@ fn intersect(a: &[GameId], b: &[GameId]) -> Vec<GameId> {
     out
 }
 
-/// A count column (never negative).
-fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
-    r.get::<_, i64>(i).map(|n| n.max(0) as u64)
-}
-
-fn result_of(s: &str) -> GameResult {
-    GameResult::parse(s).unwrap_or(GameResult::Unknown)
+/// A count column or aggregate as a `u64`: NULL (the `sum` of no rows) and negative values,
+/// which no count can be, read as 0.
+pub(super) fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
+    r.get::<_, Option<i64>>(i)
+        .map(|n| n.unwrap_or(0).max(0) as u64)
 }
 
 /// Games that played one move (or ended) at their first visit of a position: from the
@@ -388,7 +370,7 @@ struct Contribution {
 impl Contribution {
     fn of_visit(p: &Posting) -> Contribution {
         let mut results = Results::default();
-        results.add(p.result);
+        results.add(p.result, 1);
         Contribution {
             mv: p.mv,
             games: 1,
@@ -742,9 +724,8 @@ impl Database {
     /// The number of games, from the statistics summary (which must be current).
     fn summary_games(&self) -> Result<u64, DbError> {
         self.conn
-            .prepare_cached("SELECT coalesce(sum(games), 0) FROM summary")
-            .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)))
-            .map(|n| n.max(0) as u64)
+            .prepare_cached("SELECT sum(games) FROM summary")
+            .and_then(|mut s| s.query_row([], |r| count(r, 0)))
             .map_err(|e| self.err(e))
     }
 
@@ -1029,113 +1010,8 @@ impl Database {
         let sql = format!("SELECT count(*) FROM game g{clause}");
         self.conn
             .query_row(&sql, rusqlite::params_from_iter(args.iter()), |r| {
-                r.get::<_, i64>(0)
+                count(r, 0)
             })
-            .map(|n| n.max(0) as u64)
             .map_err(|e| self.err(e))
-    }
-
-    /// Totals by variant: results, how games ended, special moves.
-    pub fn stats(&self) -> Result<Stats, DbError> {
-        let q = |sql: &str| self.conn.prepare(sql).map_err(|e| self.err(e));
-        let mut variants: Vec<VariantStats> = Vec::new();
-        let mut index: HashMap<i64, usize> = HashMap::new();
-        let mut stmt = q(
-            "SELECT v.id, v.name, count(g.id), coalesce(sum(g.plies + 1), 0),
-                 coalesce(sum(g.swaps), 0), coalesce(sum(g.lifts), 0),
-                 coalesce(sum(g.relocations), 0), coalesce(sum(g.promotions), 0),
-                 coalesce(sum(g.arrivals), 0), coalesce(sum(g.adventitious_kings), 0),
-                 coalesce(sum(g.citadel_entries), 0)
-             FROM variant v LEFT JOIN game g ON g.variant = v.id GROUP BY v.id ORDER BY v.name",
-        )?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    VariantStats {
-                        variant: r.get(1)?,
-                        games: count(r, 2)?,
-                        positions: count(r, 3)?,
-                        special: SpecialMoves {
-                            swaps: count(r, 4)?,
-                            lifts: count(r, 5)?,
-                            relocations: count(r, 6)?,
-                            promotions: count(r, 7)?,
-                            arrivals: count(r, 8)?,
-                            adventitious_kings: count(r, 9)?,
-                            citadel_entries: count(r, 10)?,
-                            promotions_by_kind: Vec::new(),
-                        },
-                        ..VariantStats::default()
-                    },
-                ))
-            })
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| self.err(e))?;
-        for (id, s) in rows {
-            index.insert(id, variants.len());
-            variants.push(s);
-        }
-        let mut stmt = q(
-            "SELECT variant, result, termination, count(*) FROM game GROUP BY variant, result,
-                 termination",
-        )?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    count(r, 3)?,
-                ))
-            })
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| self.err(e))?;
-        for (v, result, end, n) in rows {
-            let Some(s) = index.get(&v).and_then(|&i| variants.get_mut(i)) else {
-                continue;
-            };
-            match result_of(&result) {
-                GameResult::WhiteWins => s.results.white_wins += n,
-                GameResult::Draw => s.results.draws += n,
-                GameResult::BlackWins => s.results.black_wins += n,
-                GameResult::Unknown => s.results.unfinished += n,
-            }
-            let end = GameEnd::parse(&end).unwrap_or(GameEnd::Other);
-            match s.ends.iter_mut().find(|(e, _)| *e == end) {
-                Some((_, c)) => *c += n,
-                None => s.ends.push((end, n)),
-            }
-        }
-        let mut stmt = q("SELECT g.variant, p.kind, sum(p.count) FROM promotion p
-             JOIN game g ON g.id = p.game GROUP BY g.variant, p.kind ORDER BY p.kind")?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, count(r, 2)?))
-            })
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| self.err(e))?;
-        for (v, kind, n) in rows {
-            if let Some(s) = index.get(&v).and_then(|&i| variants.get_mut(i)) {
-                s.special.promotions_by_kind.push((kind, n));
-            }
-        }
-        let mut stmt = q("SELECT variant, count(*) FROM segment GROUP BY variant")?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, count(r, 1)?)))
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| self.err(e))?;
-        for (v, n) in rows {
-            if let Some(s) = index.get(&v).and_then(|&i| variants.get_mut(i)) {
-                s.segments = n;
-            }
-        }
-        for s in &mut variants {
-            s.ends.sort_by_key(|(e, _)| *e);
-        }
-        Ok(Stats {
-            games: variants.iter().map(|s| s.games).sum(),
-            variants,
-        })
     }
 }

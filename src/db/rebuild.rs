@@ -9,18 +9,19 @@ use rusqlite::{Transaction, params};
 use crate::rules::Position;
 use crate::variants::Registry;
 
-use super::codec::{self, ContentHasher, Posting, posting_count};
+use super::codec::{self, ContentHasher, Posting};
 use super::database::Database;
 use super::error::DbError;
 use super::import::{prepare, write_index};
 use super::index;
 use super::name_index::{BatchNames, NameCache};
 use super::openings;
+use super::query::count;
 use super::record::{GameEnd, GameRecord, ROSTER};
 use super::schema::DERIVED_CURRENT;
 use super::summary::{BatchSummary, Facts};
 use super::tally::{self, Kind};
-use super::tree::{Rows, TreeRow, merge_rows};
+use super::tree::merge_blobs;
 
 /// Games rebuilt per step (as a batch of an import).
 const REBUILD_BATCH: i64 = 5_000;
@@ -161,9 +162,8 @@ fn rebuild_in(
     )
     .map_err(sql)?;
     let total: u64 = tx
-        .query_row("SELECT count(*) FROM game", [], |r| r.get::<_, i64>(0))
-        .map_err(sql)?
-        .max(0) as u64;
+        .query_row("SELECT count(*) FROM game", [], |r| count(r, 0))
+        .map_err(sql)?;
     let mut names = NameCache::default();
     let (mut games, mut positions) = (0u64, 0u64);
     let mut after = 0i64;
@@ -283,7 +283,7 @@ fn read_games(tx: &Transaction<'_>, after: i64) -> rusqlite::Result<Vec<StoredRo
     stmt.query_map(params![after, REBUILD_BATCH], |r| {
         let mut special = [0u64; 7];
         for (i, s) in special.iter_mut().enumerate() {
-            *s = r.get::<_, i64>(14 + i)?.max(0) as u64;
+            *s = count(r, 14 + i)?;
         }
         Ok(StoredRow {
             id: r.get(0)?,
@@ -324,7 +324,7 @@ fn read_promotions(
     while let Some(r) = found.next()? {
         out.entry(r.get(0)?)
             .or_default()
-            .push((r.get(1)?, r.get::<_, i64>(2)?.max(0) as u64));
+            .push((r.get(1)?, count(r, 2)?));
     }
     Ok(out)
 }
@@ -369,8 +369,7 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
         "SELECT variant, bucket, entries FROM posting ORDER BY variant, bucket, segment",
         &mut state,
         |(_, entries), r| {
-            let blob = r.get_ref(2)?.as_blob()?;
-            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
+            entries.extend(codec::postings(r.get_ref(2)?.as_blob()?));
             Ok(())
         },
         |(h, entries), (v, b)| {
@@ -381,19 +380,14 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
         },
     )?;
     section("tree", &mut h);
-    let mut state = (&mut h, Vec::<Posting>::new(), Vec::<TreeRow>::new());
+    let mut state = (&mut h, Vec::<Posting>::new(), Vec::<Vec<u8>>::new());
     by_bucket(
         conn,
         "SELECT variant, bucket, entries, rows FROM tree ORDER BY variant, bucket, segment",
         &mut state,
         |(_, entries, rows), r| {
-            let blob = r.get_ref(2)?.as_blob()?;
-            entries.extend((0..posting_count(blob)).filter_map(|i| Posting::read(blob, i)));
-            let mut it = Rows::new(r.get_ref(3)?.as_blob()?);
-            rows.extend(it.by_ref());
-            if it.damaged {
-                return Err(tally::damaged("an opening tree row does not decode"));
-            }
+            entries.extend(codec::postings(r.get_ref(2)?.as_blob()?));
+            rows.push(r.get(3)?);
             Ok(())
         },
         |(h, entries, rows), (v, b)| {
@@ -401,9 +395,9 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
             h.field(&b.to_le_bytes());
             hash_entries(entries, h);
             let mut blob = Vec::new();
-            for row in merge_rows(std::mem::take(rows)) {
-                row.write(&mut blob);
-            }
+            merge_blobs(rows, &mut blob)
+                .ok_or_else(|| tally::damaged("an opening tree row does not decode"))?;
+            rows.clear();
             h.field(&blob);
             Ok(())
         },

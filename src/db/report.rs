@@ -16,7 +16,7 @@ use super::codec::{self, MOVE_BYTES};
 use super::database::{Database, Layout};
 use super::error::DbError;
 use super::openings;
-use super::query::{GameFilter, Results};
+use super::query::{GameFilter, Results, count};
 use super::record::GameEnd;
 use super::schema::OPENING_PLIES;
 use super::tally::OpeningRow;
@@ -34,15 +34,6 @@ impl Results {
     /// Games counted.
     pub fn games(&self) -> u64 {
         self.white_wins + self.draws + self.black_wins + self.unfinished
-    }
-
-    pub(crate) fn add_result(&mut self, result: &str, n: u64) {
-        match result {
-            "1-0" => self.white_wins += n,
-            "0-1" => self.black_wins += n,
-            "1/2-1/2" => self.draws += n,
-            _ => self.unfinished += n,
-        }
     }
 }
 
@@ -860,11 +851,6 @@ impl Players {
         }
         out
     }
-}
-
-fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
-    r.get::<_, Option<i64>>(i)
-        .map(|n| n.unwrap_or(0).max(0) as u64)
 }
 
 /// Lengths from a histogram of plies.

@@ -7,6 +7,7 @@
 use rusqlite::{Connection, Transaction, params};
 
 use super::codec::MOVE_BYTES;
+use super::merge::merge_sorted;
 use super::schema::OPENING_PLIES;
 use super::tree::{get_varint, put_varint};
 
@@ -373,40 +374,14 @@ pub(crate) fn merge_openings_with(
     blobs: &[&[u8]],
     mut each: impl FnMut(&OpeningRow),
 ) -> Option<()> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
     let mut lists: Vec<Openings<'_>> = blobs.iter().map(|b| Openings::new(b)).collect();
-    // The next row of each list, smallest line first.
-    let mut heap: BinaryHeap<Reverse<([u8; LINE_BYTES], u8, usize)>> = BinaryHeap::new();
-    let mut heads: Vec<Option<OpeningRow>> = Vec::with_capacity(lists.len());
-    for (i, l) in lists.iter_mut().enumerate() {
-        let head = l.next();
-        if let Some(r) = &head {
-            heap.push(Reverse((r.line, r.len, i)));
-        }
-        heads.push(head);
-    }
-    let mut current: Option<OpeningRow> = None;
-    while let Some(Reverse((_, _, i))) = heap.pop() {
-        let Some(row) = heads[i].take() else { continue };
-        match &mut current {
-            Some(c) if c.line() == row.line() => c.add(&row),
-            _ => {
-                if let Some(c) = current.take() {
-                    each(&c);
-                }
-                current = Some(row);
-            }
-        }
-        let next = lists[i].next();
-        if let Some(r) = &next {
-            heap.push(Reverse((r.line, r.len, i)));
-        }
-        heads[i] = next;
-    }
-    if let Some(c) = current {
-        each(&c);
-    }
+    // The bytes past a line's length are zero: (line, length) orders and equals as the line.
+    merge_sorted(
+        &mut lists,
+        |r| (r.line, r.len),
+        OpeningRow::add,
+        |r| each(&r),
+    );
     if lists.iter().any(|l| l.damaged) {
         return None;
     }

@@ -12,6 +12,7 @@
 use crate::rules::{Color, Move, Position, Square};
 
 use super::codec::{GameResult, MOVE_BYTES};
+use super::merge::merge_sorted;
 use super::schema::{TREE_EXAMPLES, TREE_PLIES};
 
 /// The SplitMix64 finaliser: a bijective mixer.
@@ -435,17 +436,15 @@ impl Iterator for Rows<'_> {
     }
 }
 
-/// Merges rows (of other games each) into one sorted list, rows with the same key added up.
-pub(crate) fn merge_rows(mut rows: Vec<TreeRow>) -> Vec<TreeRow> {
-    rows.sort_by_key(TreeRow::key);
-    let mut out: Vec<TreeRow> = Vec::with_capacity(rows.len());
-    for r in rows {
-        match out.last_mut() {
-            Some(last) if last.key() == r.key() => last.add(&r),
-            _ => out.push(r),
-        }
+/// The rows of several tree blobs (each sorted by key, of other games each) merged into one
+/// blob in key order, rows with the same key added up; `None` if a blob does not decode.
+pub(crate) fn merge_blobs(blobs: &[Vec<u8>], out: &mut Vec<u8>) -> Option<()> {
+    let mut lists: Vec<Rows<'_>> = blobs.iter().map(|b| Rows::new(b)).collect();
+    merge_sorted(&mut lists, TreeRow::key, TreeRow::add, |r| r.write(out));
+    if lists.iter().any(|l| l.damaged) {
+        return None;
     }
-    out
+    Some(())
 }
 
 #[cfg(test)]
@@ -491,7 +490,20 @@ mod tests {
     #[test]
     fn merged_rows_are_sorted_and_summed() {
         let r = |h, id| TreeRow::of_game(h, 1, [0; 3], id, GameResult::BlackWins, 3);
-        let merged = merge_rows(vec![r(9, 1), r(2, 4), r(9, 2), r(2, 3)]);
+        let blob = |rows: &[TreeRow]| {
+            let mut out = Vec::new();
+            for row in rows {
+                row.write(&mut out);
+            }
+            out
+        };
+        let mut out = Vec::new();
+        merge_blobs(
+            &[blob(&[r(2, 4), r(9, 1)]), blob(&[r(2, 3), r(9, 2)])],
+            &mut out,
+        )
+        .unwrap();
+        let merged: Vec<TreeRow> = Rows::new(&out).collect();
         assert_eq!(merged.len(), 2);
         assert_eq!((merged[0].hash, merged[0].games), (2, 2));
         assert_eq!(merged[0].examples(), &[3, 4]);

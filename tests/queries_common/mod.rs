@@ -5,16 +5,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
-
 use kabir::db::{Database, StoredGame};
 use kabir::generate::{Options, random_game};
 use kabir::rules::Position;
 use kabir::variants::Registry;
 
-pub fn kabir() -> Command {
-    Command::cargo_bin("kabir").unwrap()
-}
+// The binary and the bundled samples, as the other tests that run the binary have them.
+#[path = "../cli_common/mod.rs"]
+mod cli_common;
+pub use cli_common::{kabir, samples};
 
 /// Runs `kabir ARGS --db DB`.
 pub fn run(db: &Path, args: &[&str]) -> Output {
@@ -38,17 +37,6 @@ pub fn json(db: &Path, args: &[&str]) -> serde_json::Value {
     let mut a = args.to_vec();
     a.extend(["--format", "json"]);
     serde_json::from_str(&ok(db, &a)).unwrap()
-}
-
-pub fn samples() -> Vec<PathBuf> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/samples");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-        .collect();
-    files.sort();
-    files
 }
 
 /// Games written by the library with varied tags: `n` random games of `variant`.
