@@ -444,12 +444,11 @@ impl Database {
         Ok(out)
     }
 
-    /// What the explorer adds up for `pos`, by the opening tree and the entries beyond it:
-    /// the tree's rows of the position, and the games whose first visit lies beyond the
-    /// tree, found in the position index and verified by replay.
-    fn contributions(&self, pos: &Position) -> Result<Vec<Contribution>, DbError> {
+    /// The opening tree's rows of `pos`, with its variant's number and its hash; `None` when
+    /// the database has no game of its variant.
+    fn tree_rows_of(&self, pos: &Position) -> Result<Option<(i64, u64, Vec<TreeRow>)>, DbError> {
         let Some(variant) = find_variant(self, pos.variant().id())? else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         let hash = pos.hash();
         let rows = index::tree_rows(&self.conn, variant, hash, tree::check_key(pos))
@@ -458,6 +457,16 @@ impl Database {
                 path: self.path.clone(),
                 detail: "an opening tree row does not decode".to_string(),
             })?;
+        Ok(Some((variant, hash, rows)))
+    }
+
+    /// What the explorer adds up for `pos`, by the opening tree and the entries beyond it:
+    /// the tree's rows of the position, and the games whose first visit lies beyond the
+    /// tree, found in the position index and verified by replay.
+    fn contributions(&self, pos: &Position) -> Result<Vec<Contribution>, DbError> {
+        let Some((variant, hash, rows)) = self.tree_rows_of(pos)? else {
+            return Ok(Vec::new());
+        };
         let beyond = index::lookup_beyond(&self.conn, variant, hash).map_err(|e| self.err(e))?;
         let mut out: Vec<Contribution> = rows.iter().map(Contribution::of_row).collect();
         out.extend(
@@ -471,16 +480,9 @@ impl Database {
     /// The games that reached `pos` (each once), by the opening tree and the entries beyond
     /// it; the derived tables must be current.
     pub(crate) fn position_games(&self, pos: &Position) -> Result<PositionGames, DbError> {
-        let Some(variant) = find_variant(self, pos.variant().id())? else {
+        let Some((variant, hash, rows)) = self.tree_rows_of(pos)? else {
             return Ok(PositionGames::default());
         };
-        let hash = pos.hash();
-        let rows = index::tree_rows(&self.conn, variant, hash, tree::check_key(pos))
-            .map_err(|e| self.err(e))?
-            .map_err(|()| DbError::Corrupt {
-                path: self.path.clone(),
-                detail: "an opening tree row does not decode".to_string(),
-            })?;
         let tree_games = rows.iter().map(|r| r.games).sum();
         // A row of no more games than it keeps examples names them all.
         let tree_ids = rows
