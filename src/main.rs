@@ -87,29 +87,43 @@ fn report_file_size_limit() {
 #[cfg(not(unix))]
 fn report_file_size_limit() {}
 
-/// Turns transparent huge pages off for the process. A query runs for milliseconds and
-/// allocates a few megabytes spread over several of mimalloc's regions: with huge pages the
-/// system zeroes each 2 MiB region whole when it is first touched, a tenth of an `explore`'s
-/// time on a million games. Imports, which keep hundreds of megabytes for seconds, keep them.
+/// Transparent huge pages are off from the process's start: a query runs for milliseconds and
+/// allocates a few megabytes spread over several of mimalloc's regions, and with huge pages the
+/// system zeroes each 2 MiB region whole when it is first touched (a tenth of an `explore`'s
+/// time on a million games). The runtime allocates before `main`, so this runs as a
+/// constructor, before it. Commands that keep hundreds of megabytes for seconds (imports) turn
+/// them back on with [`huge_pages`].
 #[cfg(target_os = "linux")]
-fn small_pages() {
-    // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only this process's
-    // memory policy; on a system without it the call fails and nothing changes.
-    unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+#[used]
+#[unsafe(link_section = ".init_array")]
+static SMALL_PAGES_FROM_START: extern "C" fn() = {
+    extern "C" fn small_pages() {
+        // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only this process's
+        // memory policy; on a system without it the call fails and nothing changes.
+        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+    }
+    small_pages
+};
+
+/// Turns transparent huge pages back on (see [`SMALL_PAGES_FROM_START`]).
+#[cfg(target_os = "linux")]
+fn huge_pages() {
+    // SAFETY: as above.
+    unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
 }
 
 #[cfg(not(target_os = "linux"))]
-fn small_pages() {}
+fn huge_pages() {}
 
 fn main() -> ExitCode {
     purge_freed_memory();
     report_file_size_limit();
     let cli = Cli::parse();
-    if matches!(
+    if !matches!(
         cli.command,
         Command::Search(_) | Command::Explore(_) | Command::Stats(_) | Command::Show(_)
     ) {
-        small_pages();
+        huge_pages();
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

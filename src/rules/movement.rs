@@ -607,7 +607,9 @@ fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(S
         let mut mask = Bitboard::EMPTY;
         let mut last = None;
         let mut ok = true;
-        let mut variable_leg_off_board = false;
+        // A failure at or before the variable leg happens on the same squares for every
+        // longer variable leg, so no longer one can succeed.
+        let mut no_longer = false;
         'legs: for (i, leg) in legs.iter().enumerate() {
             let count = if Some(i) == var { extra } else { leg.min };
             for _ in 0..count {
@@ -615,6 +617,7 @@ fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(S
                     // The previous square is passed, so it must be on the board and empty.
                     if !geometry.is_main(prev) {
                         ok = false;
+                        no_longer = var.is_none_or(|v| i <= v);
                         break 'legs;
                     }
                     mask |= Bitboard::from(prev);
@@ -625,7 +628,7 @@ fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(S
                     .zip(leg.dy.checked_mul(flip).and_then(|dy| r.checked_add(dy)));
                 let Some((nf, nr)) = next else {
                     ok = false;
-                    variable_leg_off_board = Some(i) == var;
+                    no_longer = var.is_none_or(|v| i <= v);
                     break 'legs;
                 };
                 (f, r) = (nf, nr);
@@ -633,13 +636,13 @@ fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(S
                     Some(sq) => last = Some(sq),
                     None => {
                         ok = false;
-                        variable_leg_off_board = Some(i) == var;
+                        no_longer = var.is_none_or(|v| i <= v);
                         break 'legs;
                     }
                 }
             }
         }
-        if variable_leg_off_board {
+        if no_longer {
             break;
         }
         if let (true, Some(to)) = (ok, last)

@@ -28,12 +28,50 @@ pub(crate) const fn mix(mut z: u64) -> u64 {
 
 /// The key for a text label.
 pub(crate) fn key(label: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in label.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    let mut h = Fnv::new();
+    h.write(label.as_bytes());
+    h.finish()
+}
+
+/// FNV-1a over a label given in pieces; [`Fnv::finish`] gives the label's [`key`].
+#[derive(Clone, Copy)]
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
     }
-    mix(mix(h))
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// Writes `n` in decimal, as `format!("{n}")` would.
+    fn write_int(&mut self, n: i8) {
+        let mut digits = [0u8; 4];
+        let mut len = 0;
+        let mut m = n.unsigned_abs();
+        loop {
+            digits[len] = b'0' + m % 10;
+            len += 1;
+            m /= 10;
+            if m == 0 {
+                break;
+            }
+        }
+        if n < 0 {
+            self.write(b"-");
+        }
+        digits[..len].reverse();
+        self.write(&digits[..len]);
+    }
+
+    fn finish(self) -> u64 {
+        mix(mix(self.0))
+    }
 }
 
 impl Zobrist {
@@ -43,10 +81,21 @@ impl Zobrist {
         for (k, info) in kinds.iter().enumerate() {
             for color in Color::ALL {
                 let code = 1 + 2 * k + color.index();
+                // Every query process builds these keys, thousands per variant: the label's
+                // common prefix is hashed once, and no label is ever allocated.
+                let mut prefix = Fnv::new();
+                prefix.write(b"piece ");
+                prefix.write(info.id.as_bytes());
+                prefix.write(b" ");
+                prefix.write(color.name().as_bytes());
+                prefix.write(b" ");
                 for sq in geometry.squares() {
                     let (f, r) = geometry.coords(sq);
-                    pieces[code * nsq + sq.index()] =
-                        key(&format!("piece {} {} {f} {r}", info.id, color.name()));
+                    let mut h = prefix;
+                    h.write_int(f);
+                    h.write(b" ");
+                    h.write_int(r);
+                    pieces[code * nsq + sq.index()] = h.finish();
                 }
             }
         }
@@ -65,5 +114,23 @@ impl Zobrist {
             .get(code as usize * self.nsq + sq.index())
             .copied()
             .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod fnv_tests {
+    use super::{Fnv, key};
+
+    #[test]
+    fn pieces_hash_as_the_whole_label() {
+        for n in [i8::MIN, -100, -10, -9, -1, 0, 1, 9, 10, 99, 100, i8::MAX] {
+            let mut h = Fnv::new();
+            h.write(b"piece x white ");
+            h.write_int(n);
+            h.write(b" ");
+            h.write_int(-n.saturating_add(1));
+            let label = format!("piece x white {n} {}", -n.saturating_add(1));
+            assert_eq!(h.finish(), key(&label), "{label}");
+        }
     }
 }
