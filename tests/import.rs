@@ -559,3 +559,126 @@ fn batches_end_at_their_memory_and_store_the_same() {
         .code(2)
         .stderr(predicates::str::contains("--batch-memory"));
 }
+
+/// The FEN `kabir show` gives for game `id` after `ply` plies.
+fn position_of(db: &std::path::Path, id: u32, ply: u32) -> String {
+    let out = kabir()
+        .args(["show", "--db"])
+        .arg(db)
+        .arg(id.to_string())
+        .args(["--ply", &ply.to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("position: ").map(str::to_string))
+        .expect("show prints the position")
+}
+
+/// The answers of the explorer and position search at a few positions of each variant.
+fn answers(db: &std::path::Path, positions: &[(String, String)]) -> Vec<String> {
+    let mut all = Vec::new();
+    for (variant, fen) in positions {
+        for args in [
+            vec!["explore", "--format", "json"],
+            vec!["search", "--format", "json", "--limit", "5"],
+        ] {
+            let out = kabir()
+                .args(&args)
+                .args(["--variant", variant, "--fen", fen, "--db"])
+                .arg(db)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{args:?} {fen}");
+            all.push(String::from_utf8(out.stdout).unwrap());
+        }
+    }
+    all
+}
+
+#[test]
+fn index_compact_merges_segments_and_keeps_every_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (variant, seed) in [("tamerlane", "3"), ("shatranj", "4")] {
+        let file = dir.path().join(format!("{variant}.pgn"));
+        kabir()
+            .args([
+                "generate",
+                "--variant",
+                variant,
+                "--games",
+                "40",
+                "--seed",
+                seed,
+                "-o",
+            ])
+            .arg(&file)
+            .assert()
+            .code(0);
+        files.push(file);
+    }
+    let db = dir.path().join("games.db");
+    kabir()
+        .args(["import", "--quiet", "--batch", "2", "--db"])
+        .arg(&db)
+        .args(&files)
+        .assert()
+        .code(0);
+    let segments = count(&db, "SELECT count(*) FROM segment");
+    assert!(segments > 2, "{segments} segments");
+    // Game ids 1-40 are Tamerlane, 41-80 Shatranj.
+    let mut positions = Vec::new();
+    for (variant, id) in [
+        ("tamerlane", 1),
+        ("tamerlane", 17),
+        ("shatranj", 41),
+        ("shatranj", 66),
+    ] {
+        for ply in [0, 3, 12, 30] {
+            positions.push((variant.to_string(), position_of(&db, id, ply)));
+        }
+    }
+    let before = answers(&db, &positions);
+
+    let out = kabir()
+        .args(["index", "compact", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .split(" in ")
+            .next()
+            .unwrap(),
+        format!("merged {segments} index segments into 2")
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM segment"), 2);
+    assert_eq!(integrity(&db), "ok");
+    assert_eq!(answers(&db, &positions), before);
+
+    // Compacting again has nothing to merge.
+    kabir()
+        .args(["index", "compact", "--db"])
+        .arg(&db)
+        .assert()
+        .code(0)
+        .stdout("nothing to merge: 2 index segments, one per variant\n");
+}
+
+#[test]
+fn index_compact_of_a_missing_database_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("none.db");
+    kabir()
+        .args(["index", "compact", "--db"])
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no such database file"));
+    assert!(!db.exists());
+}

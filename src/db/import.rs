@@ -507,6 +507,15 @@ impl Database {
         merged.map_err(|e| self.err(e))
     }
 
+    /// The number of position index segments, over all variants: a lookup reads one row of
+    /// each of its variant's (see [`Database::compact`]).
+    pub fn segment_count(&self) -> Result<u64, DbError> {
+        self.conn
+            .query_row("SELECT count(*) FROM segment", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(|e| self.err(e))
+    }
+
     fn variant_ids(&self) -> Result<Vec<i64>, DbError> {
         let mut stmt = self
             .conn
