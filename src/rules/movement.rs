@@ -278,8 +278,13 @@ impl MoveTable {
                 }
             }
         }
-        let mut reverse_lists: Vec<Vec<(Square, Bitboard)>> = vec![Vec::new(); 2 * nsq];
-        let mut arrival_lists: Vec<Vec<(Square, Bitboard, u8)>> = vec![Vec::new(); 2 * nsq];
+        // Every command that reads a position compiles its variant first, so this avoids
+        // allocating per square: the ways onto each square are gathered in one list each
+        // (reverse: captures only), keyed by `color * nsq + destination`, and grouped by
+        // key afterwards in the order they were found.
+        let mut reverse_ways: Vec<(u32, Square, Bitboard)> = Vec::new();
+        let mut arrival_ways: Vec<(u32, Square, Bitboard, u8)> = Vec::new();
+        let mut ray: Vec<(Square, Bitboard)> = Vec::new();
         for color in Color::ALL {
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
@@ -292,8 +297,11 @@ impl MoveTable {
                     {
                         continue;
                     }
-                    let ray = walk(geometry, from, color, legs);
-                    for group in split_monotone(ray) {
+                    walk(geometry, from, color, legs, &mut ray);
+                    let mut group_start = 0;
+                    while group_start < ray.len() {
+                        let group = monotone_run(&ray[group_start..]);
+                        group_start += group.len();
                         let ray_start = table.targets.len() as u32;
                         for (i, &(to, mask)) in group.iter().enumerate() {
                             if seen.contains(to) {
@@ -307,11 +315,11 @@ impl MoveTable {
                                 mode: *mode,
                                 stop,
                             });
-                            table.reach[color.index() * nsq + to.index()] |= from.bit();
-                            arrival_lists[color.index() * nsq + to.index()]
-                                .push((from, mask, *mode));
+                            let key = color.index() * nsq + to.index();
+                            table.reach[key] |= from.bit();
+                            arrival_ways.push((key as u32, from, mask, *mode));
                             if mode & MODE_CAPTURE != 0 {
-                                reverse_lists[color.index() * nsq + to.index()].push((from, mask));
+                                reverse_ways.push((key as u32, from, mask));
                             }
                         }
                         table.rays.push(Range {
@@ -334,18 +342,23 @@ impl MoveTable {
             u32,
             std::hash::BuildHasherDefault<MaskHasher>,
         > = std::collections::HashMap::default();
-        mask_index.insert(0, 0);
         let mut index_of = |masks: &mut Vec<Bitboard>, mask: Bitboard| -> u32 {
+            if mask.is_empty() {
+                return 0;
+            }
             *mask_index.entry(mask.0).or_insert_with(|| {
                 masks.push(mask);
                 (masks.len() - 1) as u32
             })
         };
-        // Origins are walked in square order, so each list is sorted by origin.
-        for list in arrival_lists {
+        // Each square's ways stay in the order found: origins are walked in square order, so
+        // each square's list is sorted by origin.
+        let (arrival_ways, bounds) = group_by_key(&arrival_ways, 2 * nsq, |w| w.0 as usize);
+        for b in bounds.windows(2) {
+            let list = &arrival_ways[b[0]..b[1]];
             let start = table.arrival_entries.len() as u32;
-            let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
-            for (from, mask, mode) in list {
+            let unique = list.windows(2).all(|w| w[0].1 < w[1].1);
+            for &(_, from, mask, mode) in list {
                 let mask = index_of(&mut table.masks, mask);
                 table.arrival_entries.push(Way {
                     from: from.0,
@@ -382,12 +395,14 @@ impl MoveTable {
                 })
                 .collect();
         }
-        for (i, list) in reverse_lists.into_iter().enumerate() {
+        let (reverse_ways, bounds) = group_by_key(&reverse_ways, 2 * nsq, |w| w.0 as usize);
+        for (reverse, b) in table.reverse.iter_mut().zip(bounds.windows(2)) {
+            let list = &reverse_ways[b[0]..b[1]];
             let start = table.reverse_entries.len() as u32;
             let mut from = Bitboard::EMPTY;
             let mut pure = true;
-            let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
-            for (sq, mask) in list {
+            let unique = list.windows(2).all(|w| w[0].1 < w[1].1);
+            for &(_, sq, mask) in list {
                 from |= sq.bit();
                 pure &= mask.is_empty();
                 let mask = index_of(&mut table.masks, mask);
@@ -397,7 +412,7 @@ impl MoveTable {
                     mask,
                 });
             }
-            table.reverse[i] = Reverse {
+            *reverse = Reverse {
                 start,
                 end: table.reverse_entries.len() as u32,
                 from,
@@ -597,78 +612,241 @@ impl MoveTable {
 
 /// The destinations of one path from `from`, in order of the variable leg's length, each with
 /// the squares that must be empty on the way.
-fn walk(geometry: &Geometry, from: Square, color: Color, legs: &[Leg]) -> Vec<(Square, Bitboard)> {
+fn walk(
+    geometry: &Geometry,
+    from: Square,
+    color: Color,
+    legs: &[Leg],
+    out: &mut Vec<(Square, Bitboard)>,
+) {
+    out.clear();
     let flip = if color == Color::White { 1 } else { -1 };
+    let (f, r) = geometry.coords(from);
+    let mut walker = Walker {
+        f,
+        r,
+        mask: Bitboard::EMPTY,
+        last: None,
+    };
     let var = legs.iter().position(|l| l.min != l.max);
-    let (lo, hi) = var.map_or((0, 0), |i| (legs[i].min, legs[i].max));
-    let mut out = Vec::new();
-    for extra in lo..=hi {
-        let (mut f, mut r) = geometry.coords(from);
-        let mut mask = Bitboard::EMPTY;
-        let mut last = None;
-        let mut ok = true;
-        // A failure at or before the variable leg happens on the same squares for every
-        // longer variable leg, so no longer one can succeed.
-        let mut no_longer = false;
-        'legs: for (i, leg) in legs.iter().enumerate() {
-            let count = if Some(i) == var { extra } else { leg.min };
-            for _ in 0..count {
-                if let Some(prev) = last {
-                    // The previous square is passed, so it must be on the board and empty.
-                    if !geometry.is_main(prev) {
-                        ok = false;
-                        no_longer = var.is_none_or(|v| i <= v);
-                        break 'legs;
-                    }
-                    mask |= Bitboard::from(prev);
-                }
-                // Vectors in a definition file may be anything an i8 holds.
-                let next = f
-                    .checked_add(leg.dx)
-                    .zip(leg.dy.checked_mul(flip).and_then(|dy| r.checked_add(dy)));
-                let Some((nf, nr)) = next else {
-                    ok = false;
-                    no_longer = var.is_none_or(|v| i <= v);
-                    break 'legs;
-                };
-                (f, r) = (nf, nr);
-                match geometry.at(f, r) {
-                    Some(sq) => last = Some(sq),
-                    None => {
-                        ok = false;
-                        no_longer = var.is_none_or(|v| i <= v);
-                        break 'legs;
-                    }
-                }
+    let (fixed, rest) = legs.split_at(var.unwrap_or(legs.len()));
+    for leg in fixed {
+        for _ in 0..leg.min {
+            if !walker.step(geometry, leg, flip) {
+                return;
             }
         }
-        if no_longer {
-            break;
+    }
+    let Some((variable, after)) = rest.split_first() else {
+        walker.finish(from, out);
+        return;
+    };
+    // Each length of the variable leg extends the one before by a step, so a failure on the
+    // way there ends every longer one too; the legs after it are walked for each length.
+    for length in 1..=variable.max {
+        if !walker.step(geometry, variable, flip) {
+            return;
         }
-        if let (true, Some(to)) = (ok, last)
-            && to != from
-            && !mask.contains(from)
+        if length < variable.min {
+            continue;
+        }
+        let mut end = walker;
+        if after
+            .iter()
+            .all(|leg| (0..leg.min).all(|_| end.step(geometry, leg, flip)))
         {
-            out.push((to, mask));
+            end.finish(from, out);
         }
     }
-    out
 }
 
-/// Splits a path's destinations into rays along which blocking sets only grow.
-fn split_monotone(targets: Vec<(Square, Bitboard)>) -> Vec<Vec<(Square, Bitboard)>> {
-    let mut out: Vec<Vec<(Square, Bitboard)>> = Vec::new();
-    for t in targets {
-        match out.last_mut() {
-            Some(ray) if ray.last().is_some_and(|&(_, m)| (m & t.1) == m) => ray.push(t),
-            _ => out.push(vec![t]),
+/// A path being walked: where it stands and the squares it has passed.
+#[derive(Clone, Copy)]
+struct Walker {
+    f: i8,
+    r: i8,
+    mask: Bitboard,
+    last: Option<Square>,
+}
+
+impl Walker {
+    /// One step along `leg`; false if it leaves the board or passes a square off the main
+    /// board (a citadel is a destination only).
+    fn step(&mut self, geometry: &Geometry, leg: &Leg, flip: i8) -> bool {
+        if let Some(prev) = self.last {
+            if !geometry.is_main(prev) {
+                return false;
+            }
+            self.mask |= Bitboard::from(prev);
+        }
+        // Vectors in a definition file may be anything an i8 holds.
+        let next = self.f.checked_add(leg.dx).zip(
+            leg.dy
+                .checked_mul(flip)
+                .and_then(|dy| self.r.checked_add(dy)),
+        );
+        let Some((f, r)) = next else {
+            return false;
+        };
+        (self.f, self.r) = (f, r);
+        match geometry.at(f, r) {
+            Some(sq) => {
+                self.last = Some(sq);
+                true
+            }
+            None => false,
         }
     }
-    out
+
+    /// Records the square reached, unless the path came back to `from` or passed it.
+    fn finish(&self, from: Square, out: &mut Vec<(Square, Bitboard)>) {
+        if let Some(to) = self.last
+            && to != from
+            && !self.mask.contains(from)
+        {
+            out.push((to, self.mask));
+        }
+    }
+}
+
+/// `items` grouped by `key` (below `keys`), each group in its items' order (a counting
+/// sort), and the bounds of the groups: group `k` is `bounds[k]..bounds[k + 1]`.
+fn group_by_key<T: Copy>(
+    items: &[T],
+    keys: usize,
+    key: impl Fn(&T) -> usize,
+) -> (Vec<T>, Vec<usize>) {
+    let mut bounds = vec![0usize; keys + 1];
+    for item in items {
+        bounds[key(item) + 1] += 1;
+    }
+    for k in 0..keys {
+        bounds[k + 1] += bounds[k];
+    }
+    let mut next = bounds.clone();
+    let mut out = items.to_vec();
+    for item in items {
+        let slot = &mut next[key(item)];
+        out[*slot] = *item;
+        *slot += 1;
+    }
+    (out, bounds)
+}
+
+/// The first ray of a path's destinations (not empty): the longest start along which
+/// blocking sets only grow. A path splits into such rays.
+fn monotone_run(targets: &[(Square, Bitboard)]) -> &[(Square, Bitboard)] {
+    let len = targets
+        .windows(2)
+        .take_while(|w| (w[0].1 & w[1].1) == w[0].1)
+        .count()
+        + 1;
+    &targets[..len.min(targets.len())]
 }
 
 impl From<Square> for Bitboard {
     fn from(sq: Square) -> Bitboard {
         sq.bit()
+    }
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use proptest::prelude::*;
+
+    use super::{Bitboard, Color, Geometry, Leg, Square, walk};
+
+    /// The walk as the definition reads: each length of the variable leg from the start.
+    fn walk_from_scratch(
+        geometry: &Geometry,
+        from: Square,
+        color: Color,
+        legs: &[Leg],
+    ) -> Vec<(Square, Bitboard)> {
+        let flip = if color == Color::White { 1 } else { -1 };
+        let var = legs.iter().position(|l| l.min != l.max);
+        let (lo, hi) = var.map_or((0, 0), |i| (legs[i].min, legs[i].max));
+        let mut out = Vec::new();
+        for length in lo..=hi {
+            let (mut f, mut r) = geometry.coords(from);
+            let mut mask = Bitboard::EMPTY;
+            let mut last: Option<Square> = None;
+            let mut ok = true;
+            'legs: for (i, leg) in legs.iter().enumerate() {
+                let count = if Some(i) == var { length } else { leg.min };
+                for _ in 0..count {
+                    if let Some(prev) = last {
+                        if !geometry.is_main(prev) {
+                            ok = false;
+                            break 'legs;
+                        }
+                        mask |= prev.bit();
+                    }
+                    f += leg.dx;
+                    r += leg.dy * flip;
+                    match geometry.at(f, r) {
+                        Some(sq) => last = Some(sq),
+                        None => {
+                            ok = false;
+                            break 'legs;
+                        }
+                    }
+                }
+            }
+            if let (true, Some(to)) = (ok, last)
+                && to != from
+                && !mask.contains(from)
+            {
+                out.push((to, mask));
+            }
+        }
+        out
+    }
+
+    fn leg() -> impl Strategy<Value = Leg> {
+        (-3i8..=3, -3i8..=3, 1u8..=3, 0u8..=12)
+            .prop_filter("a step goes somewhere", |&(dx, dy, _, _)| {
+                (dx, dy) != (0, 0)
+            })
+            .prop_map(|(dx, dy, min, extra)| Leg {
+                dx,
+                dy,
+                min,
+                max: min + extra,
+            })
+    }
+
+    proptest! {
+        // Paths through a citadel or back over the origin are rare among random ones.
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn walk_is_the_walk_of_each_length_from_the_start(
+            legs in proptest::collection::vec(leg(), 1..=3),
+            variable in 0usize..3,
+            square in 0usize..112,
+            white in any::<bool>(),
+        ) {
+            // At most one leg has a variable length: the others are fixed at their minimum.
+            let legs: Vec<Leg> = legs
+                .iter()
+                .enumerate()
+                .map(|(i, l)| if i == variable { *l } else { Leg { max: l.min, ..*l } })
+                .collect();
+            let geometry = Geometry::new(
+                11,
+                10,
+                &[
+                    ("wc".to_string(), Color::White, 12, 2),
+                    ("bc".to_string(), Color::Black, 0, 9),
+                ],
+            )
+            .unwrap();
+            let from = Square(square as u8);
+            let color = if white { Color::White } else { Color::Black };
+            let mut out = Vec::new();
+            walk(&geometry, from, color, &legs, &mut out);
+            prop_assert_eq!(out, walk_from_scratch(&geometry, from, color, &legs));
+        }
     }
 }
