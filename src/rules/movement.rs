@@ -278,12 +278,11 @@ impl MoveTable {
                 }
             }
         }
-        // Every command that reads a position compiles its variant first, so this avoids
-        // allocating per square: the ways onto each square are gathered in one list each
-        // (reverse: captures only), keyed by `color * nsq + destination`, and grouped by
-        // key afterwards in the order they were found.
-        let mut reverse_ways: Vec<(u32, Square, Bitboard)> = Vec::new();
-        let mut arrival_ways: Vec<(u32, Square, Bitboard, u8)> = Vec::new();
+        // Every command that reads a position compiles its variant first, so this avoids a
+        // list per square: the ways onto each square (`color * nsq + destination`) are
+        // counted here, then laid out square by square from the targets, in the order found.
+        let mut arrival_count = vec![0usize; 2 * nsq];
+        let mut reverse_count = vec![0usize; 2 * nsq];
         let mut ray: Vec<(Square, Bitboard)> = Vec::new();
         for color in Color::ALL {
             for from in geometry.squares() {
@@ -317,9 +316,9 @@ impl MoveTable {
                             });
                             let key = color.index() * nsq + to.index();
                             table.reach[key] |= from.bit();
-                            arrival_ways.push((key as u32, from, mask, *mode));
+                            arrival_count[key] += 1;
                             if mode & MODE_CAPTURE != 0 {
-                                reverse_ways.push((key as u32, from, mask));
+                                reverse_count[key] += 1;
                             }
                         }
                         table.rays.push(Range {
@@ -353,12 +352,33 @@ impl MoveTable {
         };
         // Each square's ways stay in the order found: origins are walked in square order, so
         // each square's list is sorted by origin.
-        let (arrival_ways, bounds) = group_by_key(&arrival_ways, 2 * nsq, |w| w.0 as usize);
-        for b in bounds.windows(2) {
+        let arrival_bounds = bounds(&arrival_count);
+        let reverse_bounds = bounds(&reverse_count);
+        let none = (Square(0), Bitboard::EMPTY, 0u8);
+        let mut arrival_ways = vec![none; arrival_bounds[2 * nsq]];
+        let mut reverse_ways = vec![none; reverse_bounds[2 * nsq]];
+        let mut arrival_next = arrival_bounds.clone();
+        let mut reverse_next = reverse_bounds.clone();
+        for (i, (rays, _)) in table.by_square.iter().enumerate() {
+            let (color, from) = (i / nsq, Square((i % nsq) as u8));
+            let rays = &table.rays[rays.start as usize..rays.end as usize];
+            let first = rays.first().map_or(0, |r| r.start as usize);
+            let end = rays.last().map_or(0, |r| r.end as usize);
+            for t in &table.targets[first..end] {
+                let key = color * nsq + t.to.index();
+                arrival_ways[arrival_next[key]] = (from, t.mask, t.mode);
+                arrival_next[key] += 1;
+                if t.mode & MODE_CAPTURE != 0 {
+                    reverse_ways[reverse_next[key]] = (from, t.mask, t.mode);
+                    reverse_next[key] += 1;
+                }
+            }
+        }
+        for b in arrival_bounds.windows(2) {
             let list = &arrival_ways[b[0]..b[1]];
             let start = table.arrival_entries.len() as u32;
-            let unique = list.windows(2).all(|w| w[0].1 < w[1].1);
-            for &(_, from, mask, mode) in list {
+            let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
+            for &(from, mask, mode) in list {
                 let mask = index_of(&mut table.masks, mask);
                 table.arrival_entries.push(Way {
                     from: from.0,
@@ -395,14 +415,13 @@ impl MoveTable {
                 })
                 .collect();
         }
-        let (reverse_ways, bounds) = group_by_key(&reverse_ways, 2 * nsq, |w| w.0 as usize);
-        for (reverse, b) in table.reverse.iter_mut().zip(bounds.windows(2)) {
+        for (reverse, b) in table.reverse.iter_mut().zip(reverse_bounds.windows(2)) {
             let list = &reverse_ways[b[0]..b[1]];
             let start = table.reverse_entries.len() as u32;
             let mut from = Bitboard::EMPTY;
             let mut pure = true;
-            let unique = list.windows(2).all(|w| w[0].1 < w[1].1);
-            for &(_, sq, mask) in list {
+            let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
+            for &(sq, mask, _) in list {
                 from |= sq.bit();
                 pure &= mask.is_empty();
                 let mask = index_of(&mut table.masks, mask);
@@ -709,28 +728,17 @@ impl Walker {
     }
 }
 
-/// `items` grouped by `key` (below `keys`), each group in its items' order (a counting
-/// sort), and the bounds of the groups: group `k` is `bounds[k]..bounds[k + 1]`.
-fn group_by_key<T: Copy>(
-    items: &[T],
-    keys: usize,
-    key: impl Fn(&T) -> usize,
-) -> (Vec<T>, Vec<usize>) {
-    let mut bounds = vec![0usize; keys + 1];
-    for item in items {
-        bounds[key(item) + 1] += 1;
+/// The bounds of consecutive groups of the given sizes: group `k` is
+/// `bounds[k]..bounds[k + 1]`.
+fn bounds(counts: &[usize]) -> Vec<usize> {
+    let mut bounds = Vec::with_capacity(counts.len() + 1);
+    let mut total = 0;
+    bounds.push(0);
+    for &n in counts {
+        total += n;
+        bounds.push(total);
     }
-    for k in 0..keys {
-        bounds[k + 1] += bounds[k];
-    }
-    let mut next = bounds.clone();
-    let mut out = items.to_vec();
-    for item in items {
-        let slot = &mut next[key(item)];
-        out[*slot] = *item;
-        *slot += 1;
-    }
-    (out, bounds)
+    bounds
 }
 
 /// The first ray of a path's destinations (not empty): the longest start along which
