@@ -192,6 +192,14 @@ impl<T: Copy + Default + Send> Groups<T> {
         }
         let total = counts.last().copied().unwrap_or(0);
         items.clear();
+        if items.capacity() < total {
+            // Grown by `resize`, a buffer would double, and the memory it leaves (kept by the
+            // allocator) would not fit it again: a batch a little larger than the first would
+            // add half as much again to the import's peak. A new one has room to spare, which
+            // is not touched (nor resident) until a batch needs it.
+            drop(std::mem::take(&mut items));
+            items = Vec::with_capacity(total + total / 4);
+        }
         items.resize(total, T::default());
         Groups {
             items,
