@@ -630,7 +630,6 @@ impl Replay {
 
         // Move numbers follow the positions: per line of play, the move number and side before
         // its last move, now, and whether the next Black move needs its own number.
-        type Turn = (u32, Color);
         let start = self.game.as_ref().map(|g| g.start());
         let first: Turn = start.map_or((1, Color::White), |p| (p.fullmove_number(), p.turn()));
         let mut lines: Vec<(Turn, Turn, bool)> = vec![(first, first, true)];
@@ -640,13 +639,27 @@ impl Replay {
         // The moves' canonical SAN come in token order.
         let mut canonical = self.canonical.iter().peekable();
         let source = std::str::from_utf8(&raw.source).ok();
-        for (i, tok) in raw.tokens.iter().enumerate() {
+        let mut next = 0;
+        while let Some(tok) = raw.tokens.get(next) {
+            let i = next;
+            next += 1;
             match tok.kind {
                 TokenKind::Move(_) => {
                     while canonical.next_if(|c| c.before(i)).is_some() {}
                     let Some(&c) = canonical.peek().filter(|c| c.token as usize <= i) else {
                         continue;
                     };
+                    if let CanonText::Run { end } = c.text {
+                        // Most moves: a run of them in their fast forms, with nothing but move
+                        // numbers between them, written in one go.
+                        let stop = (end as usize).min(raw.tokens.len()).max(next);
+                        if let (Some(run), Some(line)) = (raw.tokens.get(i..stop), lines.last_mut())
+                        {
+                            write_run(&mut w, &mut t, raw, source, run, i, c, line);
+                        }
+                        next = stop;
+                        continue;
+                    }
                     let Some((text, mark)) = self.canonical_move(raw, source, c, i) else {
                         continue;
                     };
@@ -655,10 +668,7 @@ impl Replay {
                     };
                     let (n, side) = *now;
                     if side == Color::White || *fresh {
-                        t.clear();
-                        push_number(&mut t, n);
-                        t.push_str(if side == Color::White { "." } else { "..." });
-                        w.push(&t);
+                        w.push_move_number(n, side == Color::Black);
                     }
                     // Only a move that ends in `!` or `?` has a glyph to read.
                     let glyph = if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?')) {
@@ -722,22 +732,90 @@ impl Replay {
     }
 }
 
-/// Appends a number's decimal digits, without the formatting machinery (a move number per
-/// move adds up).
-fn push_number(out: &mut String, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
+/// A move number and the side to play.
+type Turn = (u32, Color);
+
+/// Writes the moves of a run of tokens (moves in their fast forms and move numbers) that
+/// resolved as they were written, `run` being tokens `first..` of `raw` and `c` their
+/// canonical entry, on the line of play whose move numbers `line` follows (see
+/// [`Replay::write_canonical_with`]). Each move's text is its source text; the last one takes
+/// the entry's check mark. Writes what the general loop of the writer would, move by move,
+/// without its search for the canonical entry of each.
+#[allow(clippy::too_many_arguments)]
+fn write_run(
+    w: &mut LineWriter,
+    t: &mut String,
+    raw: &RawGame,
+    source: Option<&str>,
+    run: &[crate::notation::game::Token],
+    first: usize,
+    c: &Canon,
+    line: &mut (Turn, Turn, bool),
+) {
+    let CanonText::Run { end } = c.text else {
+        return;
+    };
+    let (before, now, fresh) = line;
+    for (j, tok) in run.iter().enumerate() {
+        let TokenKind::Move(packed) = tok.kind else {
+            continue;
+        };
+        let Some(fast) = packed.get() else {
+            continue;
+        };
+        let Some(start) = tok
+            .span
+            .offset
+            .checked_sub(raw.source_offset)
+            .and_then(|s| usize::try_from(s).ok())
+        else {
+            continue;
+        };
+        let range = start..start + fast.len;
+        let text = match source {
+            Some(s) => s.get(range),
+            None => raw
+                .source
+                .get(range)
+                .and_then(|b| std::str::from_utf8(b).ok()),
+        };
+        let Some(text) = text else {
+            continue;
+        };
+        let mark = if first + j + 1 == end as usize {
+            c.mark.map_or("", Suffix::as_str)
+        } else {
+            ""
+        };
+        let (n, side) = *now;
+        if side == Color::White || *fresh {
+            w.push_move_number(n, side == Color::Black);
         }
-    }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
+        // A token longer than its move and mark ends in a glyph, which is read from it.
+        let plain = tok.span.len == (fast.len + usize::from(fast.suffix.is_some())) as u64;
+        let glyph = if !plain && matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?')) {
+            raw.san(tok).and_then(|sp| sp.glyph)
+        } else {
+            None
+        };
+        if mark.is_empty() && glyph.is_none() {
+            w.push_word(text);
+        } else {
+            t.clear();
+            t.push_str(text);
+            t.push_str(mark);
+            if let Some(g) = glyph {
+                t.push_str(g.as_str());
+            }
+            w.push_word(t);
+        }
+        *before = *now;
+        *now = if side == Color::White {
+            (n, Color::Black)
+        } else {
+            (n + 1, Color::White)
+        };
+        *fresh = false;
     }
 }
 

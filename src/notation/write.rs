@@ -143,7 +143,9 @@ pub fn write_tags(out: &mut String, tags: &[(String, String)]) {
 /// Collects movetext tokens into lines of at most 79 characters.
 #[derive(Default)]
 pub struct LineWriter {
-    text: String,
+    /// Bytes rather than a `String`: a byte is pushed without encoding a `char`, and only
+    /// whole `str`s and ASCII go in, so the text is UTF-8.
+    text: Vec<u8>,
     /// Bytes on the current line so far.
     line: usize,
     /// The next token follows the last one without a space (after `(`).
@@ -154,7 +156,7 @@ impl LineWriter {
     /// A writer with room for about `bytes` of text.
     pub fn with_capacity(bytes: usize) -> LineWriter {
         LineWriter {
-            text: String::with_capacity(bytes),
+            text: Vec::with_capacity(bytes),
             line: 0,
             glue: false,
         }
@@ -165,15 +167,64 @@ impl LineWriter {
         let glue = self.glue || token == ")";
         self.glue = token == "(";
         if self.line > 0 && self.line + usize::from(!glue) + token.len() > 79 {
-            self.text.push('\n');
+            self.text.push(b'\n');
             self.line = 0;
         }
         if self.line > 0 && !glue {
-            self.text.push(' ');
+            self.text.push(b' ');
             self.line += 1;
         }
-        self.text.push_str(token);
+        self.text.extend_from_slice(token.as_bytes());
         self.line += token.len();
+    }
+
+    /// [`LineWriter::push`] for a token that is neither `(` nor `)`, such as a move: the same
+    /// text, with less to decide for the writers of long games.
+    #[inline(always)]
+    pub fn push_word(&mut self, token: &str) {
+        self.separate(token.len());
+        self.text.extend_from_slice(token.as_bytes());
+        self.line += token.len();
+    }
+
+    /// [`LineWriter::push`] for a move number, `n.` or, for Black, `n...`: written straight
+    /// into the text, with no string made for it.
+    #[inline(always)]
+    pub fn push_move_number(&mut self, n: u32, black: bool) {
+        // Digits from the right, then the dots: ten digits for any `u32`.
+        let mut token = [b'.'; 13];
+        let mut i = 10;
+        let mut rest = n;
+        loop {
+            i -= 1;
+            token[i] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 || i == 0 {
+                break;
+            }
+        }
+        let end = if black { 13 } else { 11 };
+        let token = token.get(i..end).unwrap_or_default();
+        self.separate(token.len());
+        self.text.extend_from_slice(token);
+        self.line += token.len();
+    }
+
+    /// What [`LineWriter::push`] writes before a token of `len` bytes that is neither `(` nor
+    /// `)`: a line break if it would not fit, else a space unless it follows `(`.
+    #[inline(always)]
+    fn separate(&mut self, len: usize) {
+        let glue = self.glue;
+        self.glue = false;
+        if self.line > 0 {
+            if self.line + usize::from(!glue) + len > 79 {
+                self.text.push(b'\n');
+                self.line = 0;
+            } else if !glue {
+                self.text.push(b' ');
+                self.line += 1;
+            }
+        }
     }
 
     /// Adds a comment `{...}`, its words wrapped like tokens and its white space folded.
@@ -199,8 +250,10 @@ impl LineWriter {
     }
 
     pub fn finish(mut self) -> String {
-        self.text.push('\n');
-        self.text
+        self.text.push(b'\n');
+        // Always UTF-8 (see `text`); a lossy copy rather than a panic were it ever not.
+        String::from_utf8(self.text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 }
 
