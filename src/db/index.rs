@@ -180,24 +180,49 @@ pub(crate) fn lookup_beyond(
     Ok(out)
 }
 
+/// The opening tree's rows of a position over every segment of its variant: one row per move
+/// (rows of the same move added up, the lowest example ids kept), and the ids of all their
+/// games when every segment's row names them all.
+#[derive(Debug, Default)]
+pub(crate) struct PositionRows {
+    pub rows: Vec<TreeRow>,
+    /// Ascending; `None` when a segment's row has more games than it names.
+    pub ids: Option<Vec<u32>>,
+}
+
 /// The opening tree's rows of a position (by its hash and check key), from every segment of
-/// `variant`, unsorted; `Err(())` inside if a blob is damaged.
+/// `variant`; `Err(())` inside if a blob is damaged.
 pub(crate) fn tree_rows(
     conn: &rusqlite::Connection,
     variant: i64,
     hash: u64,
     check: u64,
-) -> rusqlite::Result<Result<Vec<TreeRow>, ()>> {
+) -> rusqlite::Result<Result<PositionRows, ()>> {
     let mut stmt =
         conn.prepare_cached("SELECT rows FROM tree WHERE variant = ?1 AND bucket = ?2")?;
     let mut rows = stmt.query(params![variant, tree_bucket(hash)])?;
-    let mut out = Vec::new();
+    // A position of the first plies has a row per move in each of hundreds of segments:
+    // they are added up as they come rather than kept.
+    let mut out = PositionRows {
+        rows: Vec::new(),
+        ids: Some(Vec::new()),
+    };
     while let Some(row) = rows.next()? {
         let blob = row.get_ref(0)?.as_blob()?;
         let mut it = Rows::new(blob);
         for r in it.by_ref() {
             if r.hash == hash && r.check == check {
-                out.push(r);
+                if let Some(ids) = &mut out.ids {
+                    if r.examples().len() as u64 == r.games {
+                        ids.extend_from_slice(r.examples());
+                    } else {
+                        out.ids = None;
+                    }
+                }
+                match out.rows.iter_mut().find(|o| o.mv == r.mv) {
+                    Some(o) => o.add(&r),
+                    None => out.rows.push(r),
+                }
             } else if r.hash > hash {
                 break;
             }
@@ -205,6 +230,10 @@ pub(crate) fn tree_rows(
         if it.damaged {
             return Ok(Err(()));
         }
+    }
+    if let Some(ids) = &mut out.ids {
+        ids.sort_unstable();
+        ids.dedup();
     }
     Ok(Ok(out))
 }

@@ -446,7 +446,10 @@ impl Database {
 
     /// The opening tree's rows of `pos`, with its variant's number and its hash; `None` when
     /// the database has no game of its variant.
-    fn tree_rows_of(&self, pos: &Position) -> Result<Option<(i64, u64, Vec<TreeRow>)>, DbError> {
+    fn tree_rows_of(
+        &self,
+        pos: &Position,
+    ) -> Result<Option<(i64, u64, index::PositionRows)>, DbError> {
         let Some(variant) = find_variant(self, pos.variant().id())? else {
             return Ok(None);
         };
@@ -468,7 +471,7 @@ impl Database {
             return Ok(Vec::new());
         };
         let beyond = index::lookup_beyond(&self.conn, variant, hash).map_err(|e| self.err(e))?;
-        let mut out: Vec<Contribution> = rows.iter().map(Contribution::of_row).collect();
+        let mut out: Vec<Contribution> = rows.rows.iter().map(Contribution::of_row).collect();
         out.extend(
             self.verified(pos, &beyond)?
                 .iter()
@@ -483,18 +486,9 @@ impl Database {
         let Some((variant, hash, rows)) = self.tree_rows_of(pos)? else {
             return Ok(PositionGames::default());
         };
-        let tree_games = rows.iter().map(|r| r.games).sum();
+        let tree_games = rows.rows.iter().map(|r| r.games).sum();
         // A row of no more games than it keeps examples names them all.
-        let tree_ids = rows
-            .iter()
-            .all(|r| r.examples().len() as u64 == r.games)
-            .then(|| {
-                let mut ids: Vec<GameId> =
-                    rows.iter().flat_map(|r| r.examples()).copied().collect();
-                ids.sort_unstable();
-                ids.dedup();
-                ids
-            });
+        let tree_ids = rows.ids;
         let beyond = index::lookup_beyond(&self.conn, variant, hash).map_err(|e| self.err(e))?;
         let beyond = self
             .verified(pos, &beyond)?
@@ -592,6 +586,12 @@ impl Database {
             e.results.add_results(&c.results);
             *total_plies += c.plies;
             e.examples.extend_from_slice(&c.examples);
+            // A move played in every segment's tree would gather a dozen ids from each:
+            // only the lowest `examples` are shown, and a game comes once per position.
+            if e.examples.len() >= 4 * examples.max(TREE_EXAMPLES) {
+                e.examples.sort_unstable();
+                e.examples.truncate(examples);
+            }
         }
         let continued = out.games - out.ended_here;
         out.moves = by_move
