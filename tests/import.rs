@@ -584,6 +584,16 @@ fn answers(db: &std::path::Path, positions: &[(String, String)]) -> Vec<String> 
         for args in [
             vec!["explore", "--format", "json"],
             vec!["search", "--format", "json", "--limit", "5"],
+            vec![
+                "search",
+                "--format",
+                "json",
+                "--limit",
+                "4",
+                "--offset",
+                "2",
+                "--reverse",
+            ],
         ] {
             let out = kabir()
                 .args(&args)

@@ -9,7 +9,7 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::codec::{Posting, postings, postings_with_hash};
+use super::codec::{POSTING_BYTES, Posting, postings, postings_with_hash};
 use super::schema::{bucket, tree_bucket};
 use super::tree::{Rows, TreeRow, merge_blobs};
 
@@ -265,24 +265,90 @@ pub(crate) fn segments(
     .collect()
 }
 
-/// The entries kept with the opening tree in one segment whose hash is `hash`, in (game,
-/// ply) order: every visit of the positions the tree covers (see `docs/DATABASE.md`).
+/// The entries of `hash` kept with the opening tree in one segment, in (game, ply) order: all
+/// of those of its first `games` games (its last, if `descending`), and whether that is all
+/// of them.
+///
+/// The blob is read in place, a few entries at a time: after a compaction or a rebuild a
+/// segment holds every game, and the start position's entries alone are 20 bytes a game.
 pub(crate) fn lookup_tree_segment(
     conn: &rusqlite::Connection,
     variant: i64,
     segment: i64,
     hash: u64,
-) -> rusqlite::Result<Vec<Posting>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT entries FROM tree WHERE variant = ?1 AND bucket = ?2 AND segment = ?3",
-    )?;
-    let mut rows = stmt.query(params![variant, tree_bucket(hash), segment])?;
-    let mut out = Vec::new();
-    if let Some(row) = rows.next()? {
-        out.extend(postings_with_hash(row.get_ref(0)?.as_blob()?, hash));
+    games: usize,
+    descending: bool,
+) -> rusqlite::Result<(Vec<Posting>, bool)> {
+    let rowid: Option<i64> = conn
+        .prepare_cached(
+            "SELECT rowid FROM tree WHERE variant = ?1 AND bucket = ?2 AND segment = ?3",
+        )?
+        .query_row(params![variant, tree_bucket(hash), segment], |r| r.get(0))
+        .optional()?;
+    let Some(rowid) = rowid else {
+        return Ok((Vec::new(), true));
+    };
+    let blob = conn.blob_open(rusqlite::MAIN_DB, c"tree", c"entries", rowid, true)?;
+    let n = blob.len() / POSTING_BYTES;
+    let hash_at = |i: usize| -> rusqlite::Result<u64> {
+        let mut b = [0u8; 8];
+        blob.read_at_exact(&mut b, i * POSTING_BYTES)?;
+        Ok(u64::from_le_bytes(b))
+    };
+    // The range of entries with the hash: the first not below it, the first above it.
+    let first_not_below = |target: u64| -> rusqlite::Result<usize> {
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if hash_at(mid)? < target {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
+    };
+    let start = first_not_below(hash)?;
+    let end = match hash.checked_add(1) {
+        Some(next) => first_not_below(next)?,
+        None => n,
+    };
+    const CHUNK: usize = 256;
+    let mut out: Vec<Posting> = Vec::new();
+    let mut buf = vec![0u8; CHUNK * POSTING_BYTES];
+    let mut seen = 0usize;
+    let mut last_game = None;
+    let (mut lo, mut hi) = (start, end);
+    while lo < hi {
+        let take = CHUNK.min(hi - lo);
+        let at = if descending { hi - take } else { lo };
+        let bytes = &mut buf[..take * POSTING_BYTES];
+        blob.read_at_exact(bytes, at * POSTING_BYTES)?;
+        let chunk: Vec<Posting> = (0..take).filter_map(|i| Posting::read(bytes, i)).collect();
+        let ordered: Box<dyn Iterator<Item = &Posting>> = if descending {
+            Box::new(chunk.iter().rev())
+        } else {
+            Box::new(chunk.iter())
+        };
+        for p in ordered {
+            if last_game != Some(p.game) {
+                if seen == games {
+                    out.sort_unstable_by_key(|p| (p.game, p.ply));
+                    return Ok((out, false));
+                }
+                seen += 1;
+                last_game = Some(p.game);
+            }
+            out.push(*p);
+        }
+        if descending {
+            hi -= take;
+        } else {
+            lo += take;
+        }
     }
     out.sort_unstable_by_key(|p| (p.game, p.ply));
-    Ok(out)
+    Ok((out, true))
 }
 
 /// Merges full tiers of `variant`'s small segments: while some level has [`MERGE_FANOUT`]

@@ -277,9 +277,22 @@ impl Database {
             let hash = pos.hash();
             let mut in_tree = 0u64;
             for (i, &(segment, _)) in ranges.iter().enumerate() {
-                let candidates = index::lookup_tree_segment(&self.conn, variant, segment, hash)
+                // No more than `want` games of one segment can be on the page, unless some
+                // of its candidates are not the position after all (a hash collision): then
+                // more are read.
+                let mut games = want;
+                let verified = loop {
+                    let (candidates, all) = index::lookup_tree_segment(
+                        &self.conn, variant, segment, hash, games, descending,
+                    )
                     .map_err(|e| self.err(e))?;
-                for p in self.verified(pos, &candidates)? {
+                    let verified = self.verified(pos, &candidates)?;
+                    if all || verified.len() >= want {
+                        break verified;
+                    }
+                    games = games.saturating_mul(2);
+                };
+                for p in verified {
                     hits.push(PositionHit {
                         game: p.game,
                         ply: u32::from(p.ply),
