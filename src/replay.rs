@@ -676,17 +676,7 @@ impl Replay {
                     } else {
                         None
                     };
-                    if mark.is_empty() && glyph.is_none() {
-                        w.push(text);
-                    } else {
-                        t.clear();
-                        t.push_str(text);
-                        t.push_str(mark);
-                        if let Some(g) = glyph {
-                            t.push_str(g.as_str());
-                        }
-                        w.push(&t);
-                    }
+                    push_move(&mut w, &mut t, text, mark, glyph.map(|g| g.as_str()), false);
                     *before = *now;
                     *now = if side == Color::White {
                         (n, Color::Black)
@@ -734,6 +724,32 @@ impl Replay {
 
 /// A move number and the side to play.
 type Turn = (u32, Color);
+
+/// Writes a move's text followed by its check mark and glyph (`t` is scratch); a `word` cannot
+/// be a parenthesis, so the writer need not look at it.
+fn push_move(
+    w: &mut LineWriter,
+    t: &mut String,
+    text: &str,
+    mark: &str,
+    glyph: Option<&str>,
+    word: bool,
+) {
+    let token = if mark.is_empty() && glyph.is_none() {
+        text
+    } else {
+        t.clear();
+        t.push_str(text);
+        t.push_str(mark);
+        t.push_str(glyph.unwrap_or(""));
+        t.as_str()
+    };
+    if word {
+        w.push_word(token);
+    } else {
+        w.push(token);
+    }
+}
 
 /// Writes the moves of a run of tokens (moves in their fast forms and move numbers) that
 /// resolved as they were written, `run` being tokens `first..` of `raw` and `c` their
@@ -798,17 +814,7 @@ fn write_run(
         } else {
             None
         };
-        if mark.is_empty() && glyph.is_none() {
-            w.push_word(text);
-        } else {
-            t.clear();
-            t.push_str(text);
-            t.push_str(mark);
-            if let Some(g) = glyph {
-                t.push_str(g.as_str());
-            }
-            w.push_word(t);
-        }
+        push_move(w, t, text, mark, glyph.map(|g| g.as_str()), true);
         *before = *now;
         *now = if side == Color::White {
             (n, Color::Black)

@@ -9,6 +9,8 @@ use clap::{Args, Subcommand};
 
 use kabir::db::Database;
 
+use super::query::DbArgs;
+
 /// Maintain what a database derives from its games: the position index, the opening tree,
 /// the statistics summaries and the name index.
 #[derive(Debug, Args)]
@@ -41,26 +43,14 @@ pub enum IndexCommand {
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
-    /// The database file (made by `kabir import`); never created by this command.
-    #[arg(
-        long,
-        env = "KABIR_DB",
-        default_value = "kabir.db",
-        value_name = "PATH"
-    )]
-    pub db: PathBuf,
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct RebuildArgs {
-    /// The database file (made by `kabir import`); never created by this command.
-    #[arg(
-        long,
-        env = "KABIR_DB",
-        default_value = "kabir.db",
-        value_name = "PATH"
-    )]
-    pub db: PathBuf,
+    #[command(flatten)]
+    pub db: DbArgs,
     /// A variant definition file (TOML) of stored games whose variant is not built in; repeat
     /// for several.
     #[arg(long, value_name = "PATH")]
@@ -92,8 +82,8 @@ fn must_exist(db: &std::path::Path) -> Result<()> {
 }
 
 fn compact(args: &CompactArgs, out: &mut dyn Write) -> Result<bool> {
-    must_exist(&args.db)?;
-    let mut db = Database::create_or_open(&args.db).context("cannot open the database")?;
+    must_exist(&args.db.db)?;
+    let mut db = Database::create_or_open(&args.db.db).context("cannot open the database")?;
     let started = Instant::now();
     let before = db.segment_count().context("cannot read the database")?;
     db.compact()
@@ -115,12 +105,12 @@ fn compact(args: &CompactArgs, out: &mut dyn Write) -> Result<bool> {
 }
 
 fn rebuild(args: &RebuildArgs, out: &mut dyn Write) -> Result<bool> {
-    must_exist(&args.db)?;
+    must_exist(&args.db.db)?;
     let mut registry = kabir::variants::Registry::builtin();
     for path in &args.variant_file {
         registry.add(kabir::variants::load_file(path)?);
     }
-    let mut db = Database::create_or_open(&args.db).context("cannot open the database")?;
+    let mut db = Database::create_or_open(&args.db.db).context("cannot open the database")?;
     let started = Instant::now();
     let show = !args.quiet && std::io::stderr().is_terminal();
     let mut last = Instant::now();
