@@ -663,27 +663,16 @@ impl Replay {
                     let Some((text, mark)) = self.canonical_move(raw, source, c, i) else {
                         continue;
                     };
-                    let Some((before, now, fresh)) = lines.last_mut() else {
+                    let Some(line) = lines.last_mut() else {
                         continue;
                     };
-                    let (n, side) = *now;
-                    if side == Color::White || *fresh {
-                        w.push_move_number(n, side == Color::Black);
-                    }
                     // Only a move that ends in `!` or `?` has a glyph to read.
                     let glyph = if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?')) {
                         raw.san(tok).and_then(|sp| sp.glyph)
                     } else {
                         None
                     };
-                    push_move(&mut w, &mut t, text, mark, glyph.map(|g| g.as_str()), false);
-                    *before = *now;
-                    *now = if side == Color::White {
-                        (n, Color::Black)
-                    } else {
-                        (n + 1, Color::White)
-                    };
-                    *fresh = false;
+                    write_move(&mut w, &mut t, line, text, mark, glyph.map(|g| g.as_str()));
                 }
                 TokenKind::Nag(n) => w.push(&format!("${n}")),
                 TokenKind::Comment | TokenKind::LineComment => {
@@ -725,16 +714,22 @@ impl Replay {
 /// A move number and the side to play.
 type Turn = (u32, Color);
 
-/// Writes a move's text followed by its check mark and glyph (`t` is scratch); a `word` cannot
-/// be a parenthesis, so the writer need not look at it.
-fn push_move(
+/// Writes one move on its line of play (`line`: its turn before the last move, its turn now,
+/// and whether the next Black move needs its own number): the move number when it needs one,
+/// then the move's text with its check mark and glyph (`t` is scratch).
+fn write_move(
     w: &mut LineWriter,
     t: &mut String,
+    line: &mut (Turn, Turn, bool),
     text: &str,
     mark: &str,
     glyph: Option<&str>,
-    word: bool,
 ) {
+    let (before, now, fresh) = line;
+    let (n, side) = *now;
+    if side == Color::White || *fresh {
+        w.push_move_number(n, side == Color::Black);
+    }
     let token = if mark.is_empty() && glyph.is_none() {
         text
     } else {
@@ -744,11 +739,14 @@ fn push_move(
         t.push_str(glyph.unwrap_or(""));
         t.as_str()
     };
-    if word {
-        w.push_word(token);
+    w.push_word(token);
+    *before = *now;
+    *now = if side == Color::White {
+        (n, Color::Black)
     } else {
-        w.push(token);
-    }
+        (n + 1, Color::White)
+    };
+    *fresh = false;
 }
 
 /// Writes the moves of a run of tokens (moves in their fast forms and move numbers) that
@@ -771,7 +769,6 @@ fn write_run(
     let CanonText::Run { end } = c.text else {
         return;
     };
-    let (before, now, fresh) = line;
     for (j, tok) in run.iter().enumerate() {
         let TokenKind::Move(packed) = tok.kind else {
             continue;
@@ -803,10 +800,6 @@ fn write_run(
         } else {
             ""
         };
-        let (n, side) = *now;
-        if side == Color::White || *fresh {
-            w.push_move_number(n, side == Color::Black);
-        }
         // A token longer than its move and mark ends in a glyph, which is read from it.
         let plain = tok.span.len == (fast.len + usize::from(fast.suffix.is_some())) as u64;
         let glyph = if !plain && matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?')) {
@@ -814,14 +807,7 @@ fn write_run(
         } else {
             None
         };
-        push_move(w, t, text, mark, glyph.map(|g| g.as_str()), true);
-        *before = *now;
-        *now = if side == Color::White {
-            (n, Color::Black)
-        } else {
-            (n + 1, Color::White)
-        };
-        *fresh = false;
+        write_move(w, t, line, text, mark, glyph.map(|g| g.as_str()));
     }
 }
 

@@ -324,13 +324,10 @@ pub(crate) fn lookup_tree_segment(
         let at = if descending { hi - take } else { lo };
         let bytes = &mut buf[..take * POSTING_BYTES];
         blob.read_at_exact(bytes, at * POSTING_BYTES)?;
-        let chunk: Vec<Posting> = (0..take).filter_map(|i| Posting::read(bytes, i)).collect();
-        let ordered: Box<dyn Iterator<Item = &Posting>> = if descending {
-            Box::new(chunk.iter().rev())
-        } else {
-            Box::new(chunk.iter())
-        };
-        for p in ordered {
+        for k in 0..take {
+            let Some(p) = Posting::read(bytes, if descending { take - 1 - k } else { k }) else {
+                continue;
+            };
             if last_game != Some(p.game) {
                 if seen == games {
                     out.sort_unstable_by_key(|p| (p.game, p.ply));
@@ -339,7 +336,7 @@ pub(crate) fn lookup_tree_segment(
                 seen += 1;
                 last_game = Some(p.game);
             }
-            out.push(*p);
+            out.push(p);
         }
         if descending {
             hi -= take;

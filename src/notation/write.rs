@@ -166,14 +166,7 @@ impl LineWriter {
     pub fn push(&mut self, token: &str) {
         let glue = self.glue || token == ")";
         self.glue = token == "(";
-        if self.line > 0 && self.line + usize::from(!glue) + token.len() > 79 {
-            self.text.push(b'\n');
-            self.line = 0;
-        }
-        if self.line > 0 && !glue {
-            self.text.push(b' ');
-            self.line += 1;
-        }
+        self.separate(token.len(), glue);
         self.text.extend_from_slice(token.as_bytes());
         self.line += token.len();
     }
@@ -182,7 +175,8 @@ impl LineWriter {
     /// text, with less to decide for the writers of long games.
     #[inline(always)]
     pub fn push_word(&mut self, token: &str) {
-        self.separate(token.len());
+        let glue = std::mem::take(&mut self.glue);
+        self.separate(token.len(), glue);
         self.text.extend_from_slice(token.as_bytes());
         self.line += token.len();
     }
@@ -205,17 +199,16 @@ impl LineWriter {
         }
         let end = if black { 13 } else { 11 };
         let token = token.get(i..end).unwrap_or_default();
-        self.separate(token.len());
+        let glue = std::mem::take(&mut self.glue);
+        self.separate(token.len(), glue);
         self.text.extend_from_slice(token);
         self.line += token.len();
     }
 
-    /// What [`LineWriter::push`] writes before a token of `len` bytes that is neither `(` nor
-    /// `)`: a line break if it would not fit, else a space unless it follows `(`.
+    /// What goes before a token of `len` bytes: a line break if it would not fit, else a space
+    /// unless it is `glue`d to the one before (after `(`, or a `)`).
     #[inline(always)]
-    fn separate(&mut self, len: usize) {
-        let glue = self.glue;
-        self.glue = false;
+    fn separate(&mut self, len: usize, glue: bool) {
         if self.line > 0 {
             if self.line + usize::from(!glue) + len > 79 {
                 self.text.push(b'\n');
