@@ -53,7 +53,8 @@ fn check_consistent(path: &std::path::Path) -> u64 {
         .query_row(
             "SELECT (SELECT coalesce(sum(plies + 1), 0) FROM game),
                     (SELECT coalesce(sum(length(entries)), 0) / 20 FROM posting)
-                    + (SELECT coalesce(sum(length(entries)), 0) / 20 FROM tree)",
+                    + (SELECT coalesce(sum(length(entries) + coalesce(length(beyond), 0)), 0)
+                       / 20 FROM tree)",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )

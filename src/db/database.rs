@@ -99,6 +99,9 @@ pub(crate) struct Layout {
     /// The derived tables (the opening tree, the summaries, the name index) cover every
     /// stored game.
     pub current: bool,
+    /// The file has the `beyond` column of version 5: tree rows may hold index entries of
+    /// the position index proper.
+    pub beyond: bool,
 }
 
 /// Plays back the rollback journal of a commit that a crash interrupted, as any writing
@@ -338,6 +341,7 @@ impl Database {
             return Ok(Layout {
                 tree: false,
                 current: false,
+                beyond: false,
             });
         }
         let derived: Option<String> = self
@@ -351,6 +355,7 @@ impl Database {
         Ok(Layout {
             tree: true,
             current: derived.as_deref() == Some(DERIVED_CURRENT),
+            beyond: version >= i64::from(schema::BEYOND_IN_TREE_FROM),
         })
     }
 

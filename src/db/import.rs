@@ -948,6 +948,7 @@ pub(crate) fn write_index(
         })
         .collect();
     let mut blob = Vec::new();
+    let mut beyond = Vec::new();
     let mut rows = Vec::new();
     for (vn, variant) in variant_ids.iter().enumerate() {
         let stored = prepared
@@ -968,17 +969,6 @@ pub(crate) fn write_index(
             continue;
         }
         let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
-        for b in 0..buckets {
-            blob.clear();
-            let mut count = 0;
-            for e in prepared.entries.group(vn * buckets + b) {
-                if let Some(Some(game)) = fields.get(e.game as usize) {
-                    blob.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
-                    count += 1;
-                }
-            }
-            writer.push_bucket(tx, b as i64, &blob, count)?;
-        }
         for b in 0..tree_buckets {
             rows.clear();
             let mut row: Option<TreeRow> = None;
@@ -1011,7 +1001,19 @@ pub(crate) fn write_index(
                     count += 1;
                 }
             }
-            writer.push_tree_bucket(tx, b as i64, &rows, &blob, count)?;
+            // The index's finer buckets of this tree bucket, in order: their entries are
+            // in hash order together.
+            beyond.clear();
+            let finer = buckets / tree_buckets;
+            for fb in b * finer..(b + 1) * finer {
+                for e in prepared.entries.group(vn * buckets + fb) {
+                    if let Some(Some(game)) = fields.get(e.game as usize) {
+                        beyond.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
+                        count += 1;
+                    }
+                }
+            }
+            writer.push_tree_bucket(tx, b as i64, &rows, &blob, &beyond, count)?;
         }
         positions += writer.postings;
         writer.finish(tx, Some((first, last)))?;

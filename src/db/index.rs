@@ -10,7 +10,8 @@
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::codec::{POSTING_BYTES, Posting, postings, postings_with_hash};
-use super::schema::{bucket, tree_bucket};
+use super::database::Layout;
+use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, bucket, tree_bucket};
 use super::tree::{Rows, TreeRow, merge_blobs};
 
 /// Segments of one level merged into one of the next level once there are this many.
@@ -21,12 +22,10 @@ pub const MERGE_FANOUT: i64 = 8;
 /// merging them would rewrite much of the index. [`merge_all`] merges them too.
 pub const MERGE_LIMIT: i64 = 1 << 20;
 
-/// Writes one segment: entries must come in (hash, game, ply) order.
+/// Writes one segment, tree bucket by tree bucket.
 pub(crate) struct SegmentWriter {
     variant: i64,
     segment: i64,
-    bucket: Option<i64>,
-    blob: Vec<u8>,
     pub(crate) postings: u64,
 }
 
@@ -45,86 +44,48 @@ impl SegmentWriter {
         Ok(SegmentWriter {
             variant,
             segment: tx.last_insert_rowid(),
-            bucket: None,
-            blob: Vec::new(),
             postings: 0,
         })
     }
 
-    pub(crate) fn push(&mut self, tx: &Transaction<'_>, p: &Posting) -> rusqlite::Result<()> {
-        let b = bucket(p.hash);
-        if self.bucket != Some(b) {
-            self.flush(tx)?;
-            self.bucket = Some(b);
-        }
-        p.write(&mut self.blob);
-        self.postings += 1;
-        Ok(())
-    }
-
-    fn flush(&mut self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
-        if let Some(b) = self.bucket
-            && !self.blob.is_empty()
-        {
-            tx.prepare_cached(
-                "INSERT INTO posting (variant, bucket, segment, entries) VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![self.variant, b, self.segment, &self.blob])?;
-        }
-        self.blob.clear();
-        Ok(())
-    }
-
-    /// Writes the entries of one whole bucket, already encoded (`count` of them), after the
-    /// bucket pushed before; buckets must come in order.
-    pub(crate) fn push_bucket(
-        &mut self,
-        tx: &Transaction<'_>,
-        bucket: i64,
-        entries: &[u8],
-        count: u64,
-    ) -> rusqlite::Result<()> {
-        self.flush(tx)?;
-        self.bucket = None;
-        if !entries.is_empty() {
-            tx.prepare_cached(
-                "INSERT INTO posting (variant, bucket, segment, entries) VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![self.variant, bucket, self.segment, entries])?;
-        }
-        self.postings += count;
-        Ok(())
-    }
-
-    /// Writes one tree bucket's rows and the index entries kept with them (`count`
-    /// entries), already encoded.
+    /// Writes one tree bucket: its rows, the index entries kept with them and the other
+    /// index entries of the bucket (`count` entries in all), already encoded, each list in
+    /// (hash, game, ply) order.
     pub(crate) fn push_tree_bucket(
         &mut self,
         tx: &Transaction<'_>,
         bucket: i64,
         rows: &[u8],
         entries: &[u8],
+        beyond: &[u8],
         count: u64,
     ) -> rusqlite::Result<()> {
-        if !rows.is_empty() || !entries.is_empty() {
+        if !rows.is_empty() || !entries.is_empty() || !beyond.is_empty() {
+            let beyond = (!beyond.is_empty()).then_some(beyond);
             tx.prepare_cached(
-                "INSERT INTO tree (variant, bucket, segment, rows, entries)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO tree (variant, bucket, segment, rows, entries, beyond)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![self.variant, bucket, self.segment, rows, entries])?;
+            .execute(params![
+                self.variant,
+                bucket,
+                self.segment,
+                rows,
+                entries,
+                beyond
+            ])?;
         }
         self.postings += count;
         Ok(())
     }
 
-    /// Writes the last bucket, the segment's entry count and the range of its game ids
-    /// (`None`: unknown, as for segments written before version 3).
+    /// Writes the segment's entry count and the range of its game ids (`None`: unknown, as
+    /// for segments written before version 3).
     pub(crate) fn finish(
-        mut self,
+        self,
         tx: &Transaction<'_>,
         games: Option<(u32, u32)>,
     ) -> rusqlite::Result<()> {
-        self.flush(tx)?;
         tx.prepare_cached(
             "UPDATE segment SET postings = ?1, first_game = ?2, last_game = ?3 WHERE id = ?4",
         )?
@@ -139,16 +100,16 @@ impl SegmentWriter {
 }
 
 /// Every index entry of `variant` whose hash is `hash`, in (game, ply) order: those of the
-/// position index proper and, with `tree` (a file of version 3 or later), those kept with the
-/// opening tree.
+/// position index proper and, with `layout.tree` (a file of version 3 or later), those kept
+/// with the opening tree.
 pub(crate) fn lookup(
     conn: &rusqlite::Connection,
     variant: i64,
     hash: u64,
-    tree: bool,
+    layout: Layout,
 ) -> rusqlite::Result<Vec<Posting>> {
-    let mut out = lookup_beyond(conn, variant, hash)?;
-    if tree {
+    let mut out = lookup_beyond(conn, variant, hash, layout)?;
+    if layout.tree {
         let mut stmt =
             conn.prepare_cached("SELECT entries FROM tree WHERE variant = ?1 AND bucket = ?2")?;
         let mut rows = stmt.query(params![variant, tree_bucket(hash)])?;
@@ -162,50 +123,110 @@ pub(crate) fn lookup(
 }
 
 /// The entries of `variant` whose hash is `hash` in the position index proper (not those
-/// kept with the opening tree), in (game, ply) order.
+/// kept with the opening tree's aggregates), in (game, ply) order: from the tree rows
+/// (`layout.beyond`) and from `posting`.
 pub(crate) fn lookup_beyond(
     conn: &rusqlite::Connection,
     variant: i64,
     hash: u64,
+    layout: Layout,
 ) -> rusqlite::Result<Vec<Posting>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT entries FROM posting WHERE variant = ?1 AND bucket = ?2")?;
-    let mut rows = stmt.query(params![variant, bucket(hash)])?;
     let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        let blob = row.get_ref(0)?.as_blob()?;
-        out.extend(postings_with_hash(blob, hash));
+    if layout.beyond {
+        let mut stmt = conn.prepare_cached(
+            "SELECT CASE WHEN length(beyond) <= ?3 THEN beyond END, length(beyond) > ?3, rowid
+             FROM tree WHERE variant = ?1 AND bucket = ?2 AND beyond IS NOT NULL",
+        )?;
+        let mut large = Vec::new();
+        let mut rows = stmt.query(params![variant, tree_bucket(hash), IN_PLACE_BYTES])?;
+        while let Some(row) = rows.next()? {
+            beyond_of(row, 0, hash, &mut out, &mut large)?;
+        }
+        drop(rows);
+        for rowid in large {
+            beyond_in_place(conn, rowid, hash, &mut out)?;
+        }
     }
+    posting_rows(conn, variant, hash, &mut out)?;
     out.sort_unstable_by_key(|p| (p.game, p.ply));
     Ok(out)
 }
 
+/// `beyond` blobs larger than this are read in place rather than copied (see
+/// [`beyond_in_place`]); smaller ones fit a page and are read where they lie.
+const IN_PLACE_BYTES: i64 = 48 * 1024;
+
+/// Reads a tree row's `beyond` entries of `hash` as the look-ups select them: columns `at`
+/// (the blob, if small), `at + 1` (whether it is large) and `at + 2` (the row's rowid, kept
+/// in `large` to be read in place once the statement is done).
+fn beyond_of(
+    row: &rusqlite::Row<'_>,
+    at: usize,
+    hash: u64,
+    out: &mut Vec<Posting>,
+    large: &mut Vec<i64>,
+) -> rusqlite::Result<()> {
+    if let Some(blob) = row.get_ref(at)?.as_blob_or_null()? {
+        out.extend(postings_with_hash(blob, hash));
+    } else if row.get::<_, Option<bool>>(at + 1)? == Some(true) {
+        large.push(row.get(at + 2)?);
+    }
+    Ok(())
+}
+
+/// Adds the entries of `hash` in `posting` (segments written before version 5) to `out`.
+fn posting_rows(
+    conn: &rusqlite::Connection,
+    variant: i64,
+    hash: u64,
+    out: &mut Vec<Posting>,
+) -> rusqlite::Result<()> {
+    let mut stmt =
+        conn.prepare_cached("SELECT entries FROM posting WHERE variant = ?1 AND bucket = ?2")?;
+    let mut rows = stmt.query(params![variant, bucket(hash)])?;
+    while let Some(row) = rows.next()? {
+        out.extend(postings_with_hash(row.get_ref(0)?.as_blob()?, hash));
+    }
+    Ok(())
+}
+
 /// The opening tree's rows of a position over every segment of its variant: one row per move
-/// (rows of the same move added up, the lowest example ids kept), and the ids of all their
-/// games when every segment's row names them all.
+/// (rows of the same move added up, the lowest example ids kept), the ids of all their games
+/// when every segment's row names them all, and the position index's entries of its hash
+/// beyond the tree.
 #[derive(Debug, Default)]
 pub(crate) struct PositionRows {
     pub rows: Vec<TreeRow>,
     /// Ascending; `None` when a segment's row has more games than it names.
     pub ids: Option<Vec<u32>>,
+    /// The entries of the hash in the position index proper, in (game, ply) order.
+    pub beyond: Vec<Posting>,
 }
 
-/// The opening tree's rows of a position (by its hash and check key), from every segment of
-/// `variant`; `Err(())` inside if a blob is damaged.
+/// The opening tree's rows of a position (by its hash and check key) and the index entries of
+/// its hash beyond the tree, from every segment of `variant`, in one pass over the tree rows
+/// of its bucket; `Err(())` inside if a blob is damaged. Needs a file of version 3 or later.
 pub(crate) fn tree_rows(
     conn: &rusqlite::Connection,
     variant: i64,
     hash: u64,
     check: u64,
+    layout: Layout,
 ) -> rusqlite::Result<Result<PositionRows, ()>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT rows FROM tree WHERE variant = ?1 AND bucket = ?2")?;
-    let mut rows = stmt.query(params![variant, tree_bucket(hash)])?;
+    let mut stmt = conn.prepare_cached(if layout.beyond {
+        "SELECT rows, CASE WHEN length(beyond) <= ?3 THEN beyond END, length(beyond) > ?3, rowid
+         FROM tree WHERE variant = ?1 AND bucket = ?2"
+    } else {
+        "SELECT rows, NULL, ?3 < 0, rowid FROM tree WHERE variant = ?1 AND bucket = ?2"
+    })?;
+    let mut rows = stmt.query(params![variant, tree_bucket(hash), IN_PLACE_BYTES])?;
+    let mut large = Vec::new();
     // A position of the first plies has a row per move in each of hundreds of segments:
     // they are added up as they come rather than kept.
     let mut out = PositionRows {
         rows: Vec::new(),
         ids: Some(Vec::new()),
+        beyond: Vec::new(),
     };
     while let Some(row) = rows.next()? {
         let blob = row.get_ref(0)?.as_blob()?;
@@ -230,7 +251,14 @@ pub(crate) fn tree_rows(
         if it.damaged {
             return Ok(Err(()));
         }
+        beyond_of(row, 1, hash, &mut out.beyond, &mut large)?;
     }
+    drop(rows);
+    for rowid in large {
+        beyond_in_place(conn, rowid, hash, &mut out.beyond)?;
+    }
+    posting_rows(conn, variant, hash, &mut out.beyond)?;
+    out.beyond.sort_unstable_by_key(|p| (p.game, p.ply));
     if let Some(ids) = &mut out.ids {
         ids.sort_unstable();
         ids.dedup();
@@ -289,30 +317,7 @@ pub(crate) fn lookup_tree_segment(
         return Ok((Vec::new(), true));
     };
     let blob = conn.blob_open(rusqlite::MAIN_DB, c"tree", c"entries", rowid, true)?;
-    let n = blob.len() / POSTING_BYTES;
-    let hash_at = |i: usize| -> rusqlite::Result<u64> {
-        let mut b = [0u8; 8];
-        blob.read_at_exact(&mut b, i * POSTING_BYTES)?;
-        Ok(u64::from_le_bytes(b))
-    };
-    // The range of entries with the hash: the first not below it, the first above it.
-    let first_not_below = |target: u64| -> rusqlite::Result<usize> {
-        let (mut lo, mut hi) = (0, n);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if hash_at(mid)? < target {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        Ok(lo)
-    };
-    let start = first_not_below(hash)?;
-    let end = match hash.checked_add(1) {
-        Some(next) => first_not_below(next)?,
-        None => n,
-    };
+    let (start, end) = entry_range(&blob, hash)?;
     const CHUNK: usize = 256;
     let mut out: Vec<Posting> = Vec::new();
     let mut buf = vec![0u8; CHUNK * POSTING_BYTES];
@@ -346,6 +351,51 @@ pub(crate) fn lookup_tree_segment(
     }
     out.sort_unstable_by_key(|p| (p.game, p.ply));
     Ok((out, true))
+}
+
+/// The range of the entries with `hash` in an entry blob read in place: the first not below
+/// it, the first above it.
+fn entry_range(blob: &rusqlite::blob::Blob<'_>, hash: u64) -> rusqlite::Result<(usize, usize)> {
+    let n = blob.len() / POSTING_BYTES;
+    let hash_at = |i: usize| -> rusqlite::Result<u64> {
+        let mut b = [0u8; 8];
+        blob.read_at_exact(&mut b, i * POSTING_BYTES)?;
+        Ok(u64::from_le_bytes(b))
+    };
+    let first_not_below = |target: u64| -> rusqlite::Result<usize> {
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if hash_at(mid)? < target {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
+    };
+    let start = first_not_below(hash)?;
+    let end = match hash.checked_add(1) {
+        Some(next) => first_not_below(next)?,
+        None => n,
+    };
+    Ok((start, end))
+}
+
+/// Adds the entries of `hash` in the `beyond` blob of tree row `rowid` to `out`, read in
+/// place: a blob larger than a page (a merged segment's) would otherwise be copied whole.
+fn beyond_in_place(
+    conn: &rusqlite::Connection,
+    rowid: i64,
+    hash: u64,
+    out: &mut Vec<Posting>,
+) -> rusqlite::Result<()> {
+    let blob = conn.blob_open(rusqlite::MAIN_DB, c"tree", c"beyond", rowid, true)?;
+    let (start, end) = entry_range(&blob, hash)?;
+    let mut bytes = vec![0u8; (end - start) * POSTING_BYTES];
+    blob.read_at_exact(&mut bytes, start * POSTING_BYTES)?;
+    out.extend((0..end - start).filter_map(|i| Posting::read(&bytes, i)));
+    Ok(())
 }
 
 /// Merges full tiers of `variant`'s small segments: while some level has [`MERGE_FANOUT`]
@@ -450,60 +500,74 @@ fn merge(
         stmt.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?
             .collect()
     };
-    let index_buckets = buckets("posting")?;
+    // Entries of segments written before version 5 are in `posting`, by the position
+    // index's finer buckets: each joins the tree bucket that holds its hashes.
+    let shift = BUCKET_BITS - TREE_BUCKET_BITS;
+    let mut all_buckets: Vec<i64> = buckets("tree")?;
+    all_buckets.extend(buckets("posting")?.into_iter().map(|b| b >> shift));
+    all_buckets.sort_unstable();
+    all_buckets.dedup();
     let sql = format!(
-        "SELECT entries FROM posting WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
-    );
-    let mut read = tx.prepare(&sql)?;
-    let sql = format!(
-        "DELETE FROM posting WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
-    );
-    let mut delete = tx.prepare(&sql)?;
-    let mut entries: Vec<Posting> = Vec::new();
-    for b in index_buckets {
-        entries.clear();
-        let args = args(b);
-        let mut rows = read.query(rusqlite::params_from_iter(args.iter()))?;
-        while let Some(row) = rows.next()? {
-            entries.extend(postings(row.get_ref(0)?.as_blob()?));
-        }
-        drop(rows);
-        delete.execute(rusqlite::params_from_iter(args.iter()))?;
-        entries.sort_unstable_by_key(Posting::key);
-        for p in &entries {
-            out.push(tx, p)?;
-        }
-    }
-    let tree_buckets = buckets("tree")?;
-    let sql = format!(
-        "SELECT rows, entries FROM tree WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
+        "SELECT rows, entries, beyond FROM tree
+         WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
     );
     let mut read = tx.prepare(&sql)?;
     let sql = format!(
         "DELETE FROM tree WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
     );
     let mut delete = tx.prepare(&sql)?;
-    let (mut rows_blob, mut entries_blob) = (Vec::new(), Vec::new());
-    for b in tree_buckets {
+    let sql = format!(
+        "SELECT entries FROM posting
+         WHERE variant = ? AND bucket BETWEEN ? AND ? AND segment IN ({placeholders})"
+    );
+    let mut read_posting = tx.prepare(&sql)?;
+    let sql = format!(
+        "DELETE FROM posting
+         WHERE variant = ? AND bucket BETWEEN ? AND ? AND segment IN ({placeholders})"
+    );
+    let mut delete_posting = tx.prepare(&sql)?;
+    let (mut entries, mut beyond): (Vec<Posting>, Vec<Posting>) = (Vec::new(), Vec::new());
+    let (mut rows_blob, mut entries_blob, mut beyond_blob) = (Vec::new(), Vec::new(), Vec::new());
+    for b in all_buckets {
         entries.clear();
+        beyond.clear();
         let mut rows: Vec<Vec<u8>> = Vec::new();
         let args = args(b);
         let mut found = read.query(rusqlite::params_from_iter(args.iter()))?;
         while let Some(row) = found.next()? {
             rows.push(row.get(0)?);
             entries.extend(postings(row.get_ref(1)?.as_blob()?));
+            if let Some(blob) = row.get_ref(2)?.as_blob_or_null()? {
+                beyond.extend(postings(blob));
+            }
+        }
+        drop(found);
+        let finer: Vec<i64> = [variant, b << shift, ((b + 1) << shift) - 1]
+            .into_iter()
+            .chain(ids.iter().map(|s| s.0))
+            .collect();
+        let mut found = read_posting.query(rusqlite::params_from_iter(finer.iter()))?;
+        while let Some(row) = found.next()? {
+            beyond.extend(postings(row.get_ref(0)?.as_blob()?));
         }
         drop(found);
         delete.execute(rusqlite::params_from_iter(args.iter()))?;
+        delete_posting.execute(rusqlite::params_from_iter(finer.iter()))?;
         rows_blob.clear();
         merge_blobs(&rows, &mut rows_blob)
             .ok_or_else(|| damaged("an opening tree row does not decode"))?;
-        entries.sort_unstable_by_key(Posting::key);
-        entries_blob.clear();
-        for p in &entries {
-            p.write(&mut entries_blob);
+        let count = (entries.len() + beyond.len()) as u64;
+        for (list, blob) in [
+            (&mut entries, &mut entries_blob),
+            (&mut beyond, &mut beyond_blob),
+        ] {
+            list.sort_unstable_by_key(Posting::key);
+            blob.clear();
+            for p in list.iter() {
+                p.write(blob);
+            }
         }
-        out.push_tree_bucket(tx, b, &rows_blob, &entries_blob, entries.len() as u64)?;
+        out.push_tree_bucket(tx, b, &rows_blob, &entries_blob, &beyond_blob, count)?;
     }
     let known = match range {
         (Some(first), Some(last), 0) => Some((first, last)),

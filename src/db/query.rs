@@ -423,7 +423,7 @@ impl Database {
             return Ok(Vec::new());
         };
         let candidates =
-            index::lookup(&self.conn, variant, pos.hash(), layout.tree).map_err(|e| self.err(e))?;
+            index::lookup(&self.conn, variant, pos.hash(), layout).map_err(|e| self.err(e))?;
         self.verified(pos, &candidates)
     }
 
@@ -449,31 +449,36 @@ impl Database {
     fn tree_rows_of(
         &self,
         pos: &Position,
-    ) -> Result<Option<(i64, u64, index::PositionRows)>, DbError> {
+        layout: Layout,
+    ) -> Result<Option<index::PositionRows>, DbError> {
         let Some(variant) = find_variant(self, pos.variant().id())? else {
             return Ok(None);
         };
-        let hash = pos.hash();
-        let rows = index::tree_rows(&self.conn, variant, hash, tree::check_key(pos))
-            .map_err(|e| self.err(e))?
-            .map_err(|()| DbError::Corrupt {
-                path: self.path.clone(),
-                detail: "an opening tree row does not decode".to_string(),
-            })?;
-        Ok(Some((variant, hash, rows)))
+        let rows = index::tree_rows(
+            &self.conn,
+            variant,
+            pos.hash(),
+            tree::check_key(pos),
+            layout,
+        )
+        .map_err(|e| self.err(e))?
+        .map_err(|()| DbError::Corrupt {
+            path: self.path.clone(),
+            detail: "an opening tree row does not decode".to_string(),
+        })?;
+        Ok(Some(rows))
     }
 
     /// What the explorer adds up for `pos`, by the opening tree and the entries beyond it:
     /// the tree's rows of the position, and the games whose first visit lies beyond the
     /// tree, found in the position index and verified by replay.
-    fn contributions(&self, pos: &Position) -> Result<Vec<Contribution>, DbError> {
-        let Some((variant, hash, rows)) = self.tree_rows_of(pos)? else {
+    fn contributions(&self, pos: &Position, layout: Layout) -> Result<Vec<Contribution>, DbError> {
+        let Some(rows) = self.tree_rows_of(pos, layout)? else {
             return Ok(Vec::new());
         };
-        let beyond = index::lookup_beyond(&self.conn, variant, hash).map_err(|e| self.err(e))?;
         let mut out: Vec<Contribution> = rows.rows.iter().map(Contribution::of_row).collect();
         out.extend(
-            self.verified(pos, &beyond)?
+            self.verified(pos, &rows.beyond)?
                 .iter()
                 .map(Contribution::of_visit),
         );
@@ -482,16 +487,19 @@ impl Database {
 
     /// The games that reached `pos` (each once), by the opening tree and the entries beyond
     /// it; the derived tables must be current.
-    pub(crate) fn position_games(&self, pos: &Position) -> Result<PositionGames, DbError> {
-        let Some((variant, hash, rows)) = self.tree_rows_of(pos)? else {
+    pub(crate) fn position_games(
+        &self,
+        pos: &Position,
+        layout: Layout,
+    ) -> Result<PositionGames, DbError> {
+        let Some(rows) = self.tree_rows_of(pos, layout)? else {
             return Ok(PositionGames::default());
         };
         let tree_games = rows.rows.iter().map(|r| r.games).sum();
         // A row of no more games than it keeps examples names them all.
         let tree_ids = rows.ids;
-        let beyond = index::lookup_beyond(&self.conn, variant, hash).map_err(|e| self.err(e))?;
         let beyond = self
-            .verified(pos, &beyond)?
+            .verified(pos, &rows.beyond)?
             .iter()
             .map(|p| PositionHit {
                 game: p.game,
@@ -533,7 +541,7 @@ impl Database {
     ) -> Result<Explorer, DbError> {
         // The tree keeps a few examples per row; more are found in the whole index.
         let found: Vec<Contribution> = if layout.current && examples <= TREE_EXAMPLES {
-            self.contributions(pos)?
+            self.contributions(pos, layout)?
         } else {
             self.first_visits(pos, layout)?
                 .iter()

@@ -18,7 +18,7 @@ use super::name_index::{BatchNames, NameCache};
 use super::openings;
 use super::query::count;
 use super::record::{GameEnd, GameRecord, ROSTER};
-use super::schema::DERIVED_CURRENT;
+use super::schema::{BUCKET_BITS, DERIVED_CURRENT, TREE_BUCKET_BITS, bucket};
 use super::summary::{BatchSummary, Facts};
 use super::tally::{self, Kind};
 use super::tree::merge_blobs;
@@ -90,7 +90,9 @@ impl Database {
             if !layout.tree {
                 return Ok(None);
             }
-            digest(&self.conn).map(Some).map_err(|e| self.err(e))
+            digest(&self.conn, layout.beyond)
+                .map(Some)
+                .map_err(|e| self.err(e))
         })
     }
 }
@@ -148,7 +150,7 @@ fn rebuild_in(
         known.insert(*id, v.clone());
     }
     let before = if was_current {
-        Some(digest(tx).map_err(sql)?)
+        Some(digest(tx, true).map_err(sql)?)
     } else {
         None
     };
@@ -260,7 +262,7 @@ fn rebuild_in(
     )
     .map_err(sql)?;
     let unchanged = match before {
-        Some(b) => Some(digest(tx).map_err(sql)? == b),
+        Some(b) => Some(digest(tx, true).map_err(sql)? == b),
         None => None,
     };
     Ok(Rebuilt {
@@ -357,28 +359,63 @@ fn by_bucket<S>(
     }
 }
 
+/// Hashes the position index proper (its entries beyond the opening tree) by variant and
+/// bucket of [`BUCKET_BITS`], whatever rows hold them: `posting` rows (segments written
+/// before version 5) or the `beyond` blobs of tree rows (with `beyond`, a file of version 5).
+fn index_digest(
+    conn: &rusqlite::Connection,
+    beyond: bool,
+    h: &mut ContentHasher,
+) -> rusqlite::Result<()> {
+    let shift = BUCKET_BITS - TREE_BUCKET_BITS;
+    let variants: Vec<i64> = conn
+        .prepare("SELECT id FROM variant ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut in_tree = match beyond {
+        true => Some(conn.prepare(
+            "SELECT beyond FROM tree WHERE variant = ?1 AND bucket = ?2 AND beyond IS NOT NULL",
+        )?),
+        false => None,
+    };
+    let mut in_posting = conn.prepare(
+        "SELECT entries FROM posting WHERE variant = ?1 AND bucket BETWEEN ?2 AND ?3
+         ORDER BY bucket, segment",
+    )?;
+    let mut entries: Vec<Posting> = Vec::new();
+    for v in variants {
+        for b in 0..1i64 << TREE_BUCKET_BITS {
+            if let Some(stmt) = &mut in_tree {
+                let mut found = stmt.query(params![v, b])?;
+                while let Some(r) = found.next()? {
+                    entries.extend(codec::postings(r.get_ref(0)?.as_blob()?));
+                }
+            }
+            let mut found = in_posting.query(params![v, b << shift, ((b + 1) << shift) - 1])?;
+            while let Some(r) = found.next()? {
+                entries.extend(codec::postings(r.get_ref(0)?.as_blob()?));
+            }
+            drop(found);
+            entries.sort_unstable_by_key(Posting::key);
+            for run in entries.chunk_by(|a, b| bucket(a.hash) == bucket(b.hash)) {
+                let mut run = run.to_vec();
+                h.field(&v.to_le_bytes());
+                h.field(&bucket(run[0].hash).to_le_bytes());
+                hash_entries(&mut run, h);
+            }
+            entries.clear();
+        }
+    }
+    Ok(())
+}
+
 /// The digest of the derived data (see [`Database::derived_digest`]).
-fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
+fn digest(conn: &rusqlite::Connection, beyond: bool) -> rusqlite::Result<u64> {
     let mut h = ContentHasher::default();
     let section = |name: &str, h: &mut ContentHasher| h.field(name.as_bytes());
     // The position index and the tree, bucket by bucket: entries sorted, rows added up.
     section("index", &mut h);
-    let mut state = (&mut h, Vec::<Posting>::new());
-    by_bucket(
-        conn,
-        "SELECT variant, bucket, entries FROM posting ORDER BY variant, bucket, segment",
-        &mut state,
-        |(_, entries), r| {
-            entries.extend(codec::postings(r.get_ref(2)?.as_blob()?));
-            Ok(())
-        },
-        |(h, entries), (v, b)| {
-            h.field(&v.to_le_bytes());
-            h.field(&b.to_le_bytes());
-            hash_entries(entries, h);
-            Ok(())
-        },
-    )?;
+    index_digest(conn, beyond, &mut h)?;
     section("tree", &mut h);
     let mut state = (&mut h, Vec::<Posting>::new(), Vec::<Vec<u8>>::new());
     by_bucket(
@@ -391,13 +428,18 @@ fn digest(conn: &rusqlite::Connection) -> rusqlite::Result<u64> {
             Ok(())
         },
         |(h, entries, rows), (v, b)| {
-            h.field(&v.to_le_bytes());
-            h.field(&b.to_le_bytes());
-            hash_entries(entries, h);
             let mut blob = Vec::new();
             merge_blobs(rows, &mut blob)
                 .ok_or_else(|| tally::damaged("an opening tree row does not decode"))?;
             rows.clear();
+            // A bucket with entries beyond the tree only has rows from version 5 on, and
+            // none before: the same data.
+            if entries.is_empty() && blob.is_empty() {
+                return Ok(());
+            }
+            h.field(&v.to_le_bytes());
+            h.field(&b.to_le_bytes());
+            hash_entries(entries, h);
             h.field(&blob);
             Ok(())
         },

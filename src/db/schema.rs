@@ -36,7 +36,8 @@ pub fn tree_bucket(hash: u64) -> i64 {
 
 /// The opening tree aggregates the positions that games first reach before this ply (the
 /// start is ply 0); the explorer finds later first visits in the position index. Part of the
-/// schema: it decides which index entries are kept with the tree and which in `posting`.
+/// schema: it decides which index entries are kept with the tree's aggregates (`tree.entries`)
+/// and which beyond them (`tree.beyond`, or `posting` for segments written before version 5).
 pub const TREE_PLIES: u16 = 16;
 
 /// Example games kept per opening tree row (the lowest ids). The explorer answers from the
@@ -51,6 +52,12 @@ pub const OPENING_PLIES: usize = 4;
 /// The first version with the openings ranked by their counts (`opening_head` and
 /// `opening_chunk`); before it, the openings' tallies hold them all.
 pub const RANKED_OPENINGS_FROM: u32 = 4;
+
+/// The first version whose opening tree rows may hold the position index's other entries of
+/// their bucket (`tree.beyond`): from it on, a segment's entries of a tree bucket are one row,
+/// and a look-up reads one row per segment instead of two. Entries written before stay in
+/// `posting` until a merge or a rebuild moves them.
+pub const BEYOND_IN_TREE_FROM: u32 = 5;
 
 /// One step of a migration.
 pub(crate) enum Step {
@@ -70,6 +77,7 @@ pub(crate) const MIGRATIONS: &[&[Step]] = &[
     ],
     &[Step::Sql(V3)],
     &[Step::Sql(V4), Step::Run(consolidate_openings)],
+    &[Step::Sql(V5)],
 ];
 
 /// The version this code writes.
@@ -273,6 +281,13 @@ CREATE TABLE opening_chunk (
     rows    BLOB NOT NULL,
     PRIMARY KEY (variant, list, chunk)
 );
+";
+
+/// Version 5: a segment's index entries beyond the opening tree are kept in its tree row of
+/// their bucket (`beyond`, in (hash, game, ply) order) rather than in `posting` rows of their
+/// own (see [`BEYOND_IN_TREE_FROM`]). Rows already written keep their layout.
+const V5: &str = "
+ALTER TABLE tree ADD COLUMN beyond BLOB;
 ";
 
 /// Consolidates the openings' tallies (part of the migration to version 4).

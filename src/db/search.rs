@@ -172,7 +172,9 @@ impl Database {
         if unfiltered && q.sort == SortKey::Id && q.filter.games.is_none() && layout.current {
             // The total from the opening tree, the page from the index segments that hold
             // its games: the games of a position reached by many are never all read.
-            if let Some((total, hits)) = self.position_page(pos, q.descending, q.offset, limit)? {
+            if let Some((total, hits)) =
+                self.position_page(pos, q.descending, q.offset, limit, layout)?
+            {
                 let plies: HashMap<GameId, u32> = hits.iter().map(|h| (h.game, h.ply)).collect();
                 let filter = GameFilter {
                     games: Some(hits.iter().map(|h| h.game).collect()),
@@ -247,6 +249,7 @@ impl Database {
         descending: bool,
         offset: usize,
         limit: usize,
+        layout: Layout,
     ) -> Result<Option<(u64, Vec<PositionHit>)>, DbError> {
         let Some(variant) = find_variant(self, pos.variant().id())? else {
             return Ok(Some((0, Vec::new())));
@@ -258,7 +261,7 @@ impl Database {
                 None => return Ok(None),
             }
         }
-        let found = self.position_games(pos)?;
+        let found = self.position_games(pos, layout)?;
         let total = found.total();
         let mut hits = found.beyond;
         if found.tree_games > 0 {
