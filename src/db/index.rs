@@ -19,8 +19,10 @@ pub const MERGE_FANOUT: i64 = 8;
 
 /// Segments with at least this many entries are left alone by [`merge_tiers`]: a lookup costs
 /// one seek and one binary search per segment, so a few large segments cost little, while
-/// merging them would rewrite much of the index. [`merge_all`] merges them too.
-pub const MERGE_LIMIT: i64 = 1 << 20;
+/// merging them would rewrite much of the index. [`merge_all`] merges them too. A batch of
+/// the default size (about a million positions: its tree rows of about 21 KB fit three to a
+/// 64 KiB page) is above it.
+pub const MERGE_LIMIT: i64 = 1 << 19;
 
 /// Writes one segment, tree bucket by tree bucket.
 pub(crate) struct SegmentWriter {

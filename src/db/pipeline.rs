@@ -32,7 +32,7 @@ impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             batch_games: 5_000,
-            batch_bytes: 56_000_000,
+            batch_bytes: 52_000_000,
             strict: false,
         }
     }
