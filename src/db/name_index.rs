@@ -179,7 +179,56 @@ pub(crate) fn games_named(
             }
         }
     }
-    out.sort_unstable();
-    out.dedup();
-    Ok(Ok(out))
+    Ok(Ok(ascending_once(out)))
+}
+
+/// The ids in ascending order, each once. A name search matching many names gathers hundreds
+/// of thousands of ids (each game once per matching field): past a few thousand, they are
+/// marked in a bit set over the id range and read back in order, in linear time.
+fn ascending_once(mut ids: Vec<u32>) -> Vec<u32> {
+    const SORT_BELOW: usize = 4096;
+    let Some(&max) = ids.iter().max() else {
+        return ids;
+    };
+    if ids.len() < SORT_BELOW || (max as usize) / 64 > ids.len() * 4 {
+        ids.sort_unstable();
+        ids.dedup();
+        return ids;
+    }
+    let mut bits = vec![0u64; max as usize / 64 + 1];
+    for &id in &ids {
+        bits[id as usize / 64] |= 1 << (id % 64);
+    }
+    ids.clear();
+    for (w, &word) in bits.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            ids.push(w as u32 * 64 + word.trailing_zeros());
+            word &= word - 1;
+        }
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ascending_once;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The bit set gives what sorting and removing repeats gives, for few ids, many ids
+        /// and ids spread thinly over a wide range.
+        #[test]
+        fn ascending_once_is_sort_and_dedup(
+            ids in prop_oneof![
+                proptest::collection::vec(0u32..20_000, 0..10_000),
+                proptest::collection::vec(any::<u32>(), 0..6_000),
+            ],
+        ) {
+            let mut want = ids.clone();
+            want.sort_unstable();
+            want.dedup();
+            prop_assert_eq!(ascending_once(ids), want);
+        }
+    }
 }

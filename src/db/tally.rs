@@ -232,17 +232,46 @@ pub(crate) fn games_of_names(blob: &[u8], wanted: &[u64], out: &mut Vec<u32>) ->
         while wanted.get(w).is_some_and(|&x| x < name) {
             w += 1;
         }
-        let keep = wanted.get(w) == Some(&name);
+        if wanted.get(w) != Some(&name) {
+            at = skip_varints(blob, at, n)?;
+            continue;
+        }
         let mut last = 0u32;
         for _ in 0..n {
             let d = get_varint(blob, &mut at)?;
-            if keep {
-                last = last.checked_add(u32::try_from(d).ok()?)?;
-                out.push(last);
-            }
+            last = last.checked_add(u32::try_from(d).ok()?)?;
+            out.push(last);
         }
     }
     Some(())
+}
+
+/// The position after `n` varints from `at`. A name's games are passed over eight bytes at a
+/// time, counting the bytes that end a varint: a search for a few letters matches a few
+/// names of a part and passes over the games of all the others.
+fn skip_varints(blob: &[u8], mut at: usize, mut n: u64) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while n > 0 {
+        let Some(chunk) = blob.get(at..at + 8) else {
+            break;
+        };
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        let ends = u64::from((!word & HIGH).count_ones());
+        // The n-th varint ends in this word: the bytes after its end are not to be passed.
+        if ends >= n {
+            break;
+        }
+        at += 8;
+        n -= ends;
+    }
+    while n > 0 {
+        let b = *blob.get(at)?;
+        at += 1;
+        if b < 0x80 {
+            n -= 1;
+        }
+    }
+    Some(at)
 }
 
 fn merge_names(blobs: &[Vec<u8>]) -> Option<Vec<u8>> {
@@ -398,6 +427,39 @@ fn merge_openings(blobs: &[Vec<u8>]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Passing over varints a word at a time lands where decoding them one by one does,
+        /// and finds a cut one short.
+        #[test]
+        fn skipping_varints_is_decoding_them(
+            values in proptest::collection::vec(any::<u64>().prop_map(|v| v >> (v % 64)), 0..40),
+            tail in proptest::collection::vec(0u8..0x80, 0..12),
+            cut in any::<bool>(),
+            n in 0u64..60,
+        ) {
+            let mut blob = Vec::new();
+            for &v in &values {
+                put_varint(&mut blob, v);
+            }
+            blob.extend_from_slice(&tail);
+            if cut {
+                blob.push(0x80);
+            }
+            let mut at = 0;
+            let mut want = Some(0);
+            for _ in 0..n {
+                if get_varint(&blob, &mut at).is_none() {
+                    want = None;
+                    break;
+                }
+                want = Some(at);
+            }
+            prop_assert_eq!(skip_varints(&blob, 0, n), want);
+        }
+    }
 
     #[test]
     fn names_round_trip_and_select() {
