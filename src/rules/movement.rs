@@ -638,6 +638,21 @@ impl MoveTable {
 }
 
 impl MoveTable {
+    /// The squares from which a piece of this class and `color` can capture on `to`, and
+    /// every square one of those ways needs empty.
+    pub(crate) fn captures_onto(&self, color: Color, to: Square) -> (Bitboard, Bitboard) {
+        let Some(rev) = self.reverse.get(color.index() * self.nsq + to.index()) else {
+            return (Bitboard::EMPTY, Bitboard::EMPTY);
+        };
+        if rev.pure {
+            return (rev.from, Bitboard::EMPTY);
+        }
+        let passed = self
+            .capture_paths(color, to)
+            .fold(Bitboard::EMPTY, |all, (_, mask)| all | mask);
+        (rev.from, passed)
+    }
+
     /// The squares whose emptying could let a piece of this class on one of `pieces` capture
     /// on `to`: the union of the blocking sets of every way it could get there.
     #[inline]
