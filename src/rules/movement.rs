@@ -318,19 +318,28 @@ impl MoveTable {
         let mut captures = 0;
         let mut masked = 0;
         let mut ray: Vec<(Square, Bitboard)> = Vec::new();
+        let mut steps = Steps::new(geometry);
         for color in Color::ALL {
+            let offsets: Vec<Vec<usize>> = paths
+                .iter()
+                .map(|(legs, _, _)| {
+                    legs.iter()
+                        .map(|leg| steps.offset(geometry, leg, color))
+                        .collect()
+                })
+                .collect();
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
-                for (legs, mode, from_rank) in &paths {
+                for ((legs, mode, from_rank), offsets) in paths.iter().zip(&offsets) {
                     if let Some(r) = from_rank
                         && (!geometry.is_main(from)
                             || geometry.rank(from) != geometry.relative_rank(color, *r as i8))
                     {
                         continue;
                     }
-                    walk(geometry, from, color, legs, &mut ray);
+                    walk(geometry, &steps, offsets, from, legs, &mut ray);
                     let mut group_start = 0;
                     while group_start < ray.len() {
                         let group = monotone_run(&ray[group_start..]);
@@ -673,41 +682,87 @@ impl MoveTable {
     }
 }
 
+/// Where one step leads from each square, for each direction the legs of a class take for
+/// either colour: walking a path is then a look-up per step, with no coordinates to check.
+struct Steps {
+    nsq: usize,
+    /// The directions tabled so far, as they point for the colour that walks them.
+    directions: Vec<(i16, i16)>,
+    /// Per direction and square: the square one step leads to, or [`NOWHERE`].
+    next: Vec<u8>,
+}
+
+/// A step off the board (square numbers stay below [`super::MAX_SQUARES`]).
+const NOWHERE: u8 = u8::MAX;
+
+impl Steps {
+    fn new(geometry: &Geometry) -> Steps {
+        Steps {
+            nsq: geometry.len(),
+            directions: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+
+    /// Where the steps of `leg` for `color` start in [`Steps::next`], tabled on first use.
+    fn offset(&mut self, geometry: &Geometry, leg: &Leg, color: Color) -> usize {
+        let flip: i16 = if color == Color::White { 1 } else { -1 };
+        let direction = (i16::from(leg.dx), i16::from(leg.dy) * flip);
+        if let Some(i) = self.directions.iter().position(|&d| d == direction) {
+            return i * self.nsq;
+        }
+        self.directions.push(direction);
+        let start = self.next.len();
+        // Vectors in a definition file may be anything an i8 holds.
+        let dy = i8::try_from(direction.1).ok();
+        self.next.extend(geometry.squares().map(|sq| {
+            let (f, r) = geometry.coords(sq);
+            f.checked_add(leg.dx)
+                .zip(dy.and_then(|dy| r.checked_add(dy)))
+                .and_then(|(f, r)| geometry.at(f, r))
+                .map_or(NOWHERE, |to| to.0)
+        }));
+        start
+    }
+}
+
 /// The destinations of one path from `from`, in order of the variable leg's length, each with
-/// the squares that must be empty on the way.
+/// the squares that must be empty on the way. `offsets` gives where each leg's steps start in
+/// `steps`.
 fn walk(
     geometry: &Geometry,
+    steps: &Steps,
+    offsets: &[usize],
     from: Square,
-    color: Color,
     legs: &[Leg],
     out: &mut Vec<(Square, Bitboard)>,
 ) {
     out.clear();
-    let flip = if color == Color::White { 1 } else { -1 };
-    let (f, r) = geometry.coords(from);
     let mut walker = Walker {
-        f,
-        r,
+        at: from,
         mask: Bitboard::EMPTY,
-        last: None,
+        moved: false,
     };
-    let var = legs.iter().position(|l| l.min != l.max);
-    let (fixed, rest) = legs.split_at(var.unwrap_or(legs.len()));
-    for leg in fixed {
+    let var = legs
+        .iter()
+        .position(|l| l.min != l.max)
+        .unwrap_or(legs.len());
+    for (leg, &offset) in legs.iter().zip(offsets).take(var) {
         for _ in 0..leg.min {
-            if !walker.step(geometry, leg, flip) {
+            if !walker.step(geometry, steps, offset) {
                 return;
             }
         }
     }
-    let Some((variable, after)) = rest.split_first() else {
+    let (Some(variable), Some(&offset)) = (legs.get(var), offsets.get(var)) else {
         walker.finish(from, out);
         return;
     };
+    let after = legs.iter().zip(offsets).skip(var + 1);
     // Each length of the variable leg extends the one before by a step, so a failure on the
     // way there ends every longer one too; the legs after it are walked for each length.
     for length in 1..=variable.max {
-        if !walker.step(geometry, variable, flip) {
+        if !walker.step(geometry, steps, offset) {
             return;
         }
         if length < variable.min {
@@ -715,8 +770,8 @@ fn walk(
         }
         let mut end = walker;
         if after
-            .iter()
-            .all(|leg| (0..leg.min).all(|_| end.step(geometry, leg, flip)))
+            .clone()
+            .all(|(leg, &offset)| (0..leg.min).all(|_| end.step(geometry, steps, offset)))
         {
             end.finish(from, out);
         }
@@ -726,48 +781,37 @@ fn walk(
 /// A path being walked: where it stands and the squares it has passed.
 #[derive(Clone, Copy)]
 struct Walker {
-    f: i8,
-    r: i8,
+    at: Square,
     mask: Bitboard,
-    last: Option<Square>,
+    /// Whether it has left its start.
+    moved: bool,
 }
 
 impl Walker {
-    /// One step along `leg`; false if it leaves the board or passes a square off the main
-    /// board (a citadel is a destination only).
-    fn step(&mut self, geometry: &Geometry, leg: &Leg, flip: i8) -> bool {
-        if let Some(prev) = self.last {
-            if !geometry.is_main(prev) {
+    /// One step from `offset` in `steps`; false if it leaves the board or passes a square off
+    /// the main board (a citadel is a destination only).
+    #[inline]
+    fn step(&mut self, geometry: &Geometry, steps: &Steps, offset: usize) -> bool {
+        if self.moved {
+            if !geometry.is_main(self.at) {
                 return false;
             }
-            self.mask |= Bitboard::from(prev);
+            self.mask |= self.at.bit();
         }
-        // Vectors in a definition file may be anything an i8 holds.
-        let next = self.f.checked_add(leg.dx).zip(
-            leg.dy
-                .checked_mul(flip)
-                .and_then(|dy| self.r.checked_add(dy)),
-        );
-        let Some((f, r)) = next else {
-            return false;
-        };
-        (self.f, self.r) = (f, r);
-        match geometry.at(f, r) {
-            Some(sq) => {
-                self.last = Some(sq);
+        match steps.next.get(offset + self.at.index()) {
+            Some(&to) if to != NOWHERE => {
+                self.at = Square(to);
+                self.moved = true;
                 true
             }
-            None => false,
+            _ => false,
         }
     }
 
     /// Records the square reached, unless the path came back to `from` or passed it.
     fn finish(&self, from: Square, out: &mut Vec<(Square, Bitboard)>) {
-        if let Some(to) = self.last
-            && to != from
-            && !self.mask.contains(from)
-        {
-            out.push((to, self.mask));
+        if self.moved && self.at != from && !self.mask.contains(from) {
+            out.push((self.at, self.mask));
         }
     }
 }
@@ -806,7 +850,7 @@ impl From<Square> for Bitboard {
 mod walk_tests {
     use proptest::prelude::*;
 
-    use super::{Bitboard, Color, Geometry, Leg, Square, walk};
+    use super::{Bitboard, Color, Geometry, Leg, Square, Steps, walk};
 
     /// The walk as the definition reads: each length of the variable leg from the start.
     fn walk_from_scratch(
@@ -896,8 +940,11 @@ mod walk_tests {
             .unwrap();
             let from = Square(square as u8);
             let color = if white { Color::White } else { Color::Black };
+            let mut steps = Steps::new(&geometry);
+            let offsets: Vec<usize> =
+                legs.iter().map(|leg| steps.offset(&geometry, leg, color)).collect();
             let mut out = Vec::new();
-            walk(&geometry, from, color, &legs, &mut out);
+            walk(&geometry, &steps, &offsets, from, &legs, &mut out);
             prop_assert_eq!(out, walk_from_scratch(&geometry, from, color, &legs));
         }
     }
