@@ -738,6 +738,19 @@ fn walk(
     out: &mut Vec<(Square, Bitboard)>,
 ) {
     out.clear();
+    // Most paths are one leap: one look-up, with nothing to pass.
+    if let ([leg], [offset]) = (legs, offsets)
+        && leg.min == 1
+        && leg.max == 1
+    {
+        if let Some(&to) = steps.next.get(offset + from.index())
+            && to != NOWHERE
+            && to != from.0
+        {
+            out.push((Square(to), Bitboard::EMPTY));
+        }
+        return;
+    }
     let mut walker = Walker {
         at: from,
         mask: Bitboard::EMPTY,
