@@ -207,33 +207,57 @@ pub(crate) fn check(def: &MoveDef) -> Result<(), String> {
     legs_of(def).map(|_| ())
 }
 
-/// The hasher of the masks' look-up while a table is built: a multiply and a rotation per
-/// word. The masks come from the variant's own definition, never from an adversary, and the
-/// standard SipHash took a tenth of compiling a variant, which every command pays.
-#[derive(Default)]
-struct MaskHasher(u64);
+/// The numbers of the distinct masks while a table is built: an open-addressed table of
+/// numbers into [`MoveTable::masks`]. Number 0, the empty set, is never stored, so it marks a
+/// free slot. A general hash map took a seventh of compiling a variant, which every command
+/// pays; the masks come from the variant's own definition, never from an adversary.
+struct MaskNumbers {
+    slots: Vec<u32>,
+    shift: u32,
+}
 
-impl std::hash::Hasher for MaskHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
+impl MaskNumbers {
+    /// Room for `ways` ways that need a mask: at least twice as many slots as masks, so that
+    /// probes stay short and a free slot is always found.
+    fn new(ways: usize) -> MaskNumbers {
+        let len = (2 * ways).next_power_of_two().max(2);
+        MaskNumbers {
+            slots: vec![0; len],
+            shift: 64 - len.trailing_zeros(),
         }
     }
 
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    /// The number of `mask` in `masks`, which gets it if it is new.
+    fn number(&mut self, masks: &mut Vec<Bitboard>, mask: Bitboard) -> u32 {
+        if mask.is_empty() {
+            return 0;
+        }
+        let folded = (mask.0 as u64) ^ ((mask.0 >> 64) as u64).rotate_left(29);
+        let mut slot = (folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
+        let wrap = self.slots.len() - 1;
+        loop {
+            match self.slots[slot] {
+                0 => {
+                    let n = masks.len() as u32;
+                    masks.push(mask);
+                    self.slots[slot] = n;
+                    return n;
+                }
+                n if masks[n as usize] == mask => return n,
+                _ => slot = (slot + 1) & wrap,
+            }
+        }
     }
+}
 
-    fn write_u128(&mut self, n: u128) {
-        self.write_u64(n as u64);
-        self.write_u64((n >> 64) as u64);
-    }
+/// The most destinations one path can have from a square: one, or one per length of its
+/// variable leg. Those lengths end on the board but for the last (a citadel), and a line
+/// crosses the board on at most as many squares as the board is long or wide.
+fn most_destinations(geometry: &Geometry, legs: &[Leg]) -> usize {
+    legs.iter().find(|l| l.min != l.max).map_or(1, |v| {
+        let across = usize::from(geometry.files().max(geometry.ranks())) + 1;
+        (usize::from(v.max - v.min) + 1).min(across)
+    })
 }
 
 impl MoveTable {
@@ -278,25 +302,44 @@ impl MoveTable {
                 }
             }
         }
-        // Every command that reads a position compiles its variant first, so this avoids a
-        // list per square: the ways onto each square (`color * nsq + destination`) are
-        // counted here, then laid out square by square from the targets, in the order found.
+        // Every command that reads a position compiles its variant first, so no list here
+        // grows by copying: the targets and rays get room for the most each path can reach,
+        // and the ways onto each square (`color * nsq + destination`) are counted while
+        // walking, then laid out square by square from the targets, in the order found.
+        let room = 2
+            * nsq
+            * paths
+                .iter()
+                .map(|(legs, _, _)| most_destinations(geometry, legs))
+                .sum::<usize>();
+        table.targets.reserve_exact(room);
+        table.rays.reserve_exact(room);
         let mut arrival_count = vec![0usize; 2 * nsq];
-        let mut reverse_count = vec![0usize; 2 * nsq];
+        let mut captures = 0;
+        let mut masked = 0;
         let mut ray: Vec<(Square, Bitboard)> = Vec::new();
+        let mut steps = Steps::new(geometry);
         for color in Color::ALL {
+            let offsets: Vec<Vec<usize>> = paths
+                .iter()
+                .map(|(legs, _, _)| {
+                    legs.iter()
+                        .map(|leg| steps.offset(geometry, leg, color))
+                        .collect()
+                })
+                .collect();
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
-                for (legs, mode, from_rank) in &paths {
+                for ((legs, mode, from_rank), offsets) in paths.iter().zip(&offsets) {
                     if let Some(r) = from_rank
                         && (!geometry.is_main(from)
                             || geometry.rank(from) != geometry.relative_rank(color, *r as i8))
                     {
                         continue;
                     }
-                    walk(geometry, from, color, legs, &mut ray);
+                    walk(geometry, &steps, offsets, from, legs, &mut ray);
                     let mut group_start = 0;
                     while group_start < ray.len() {
                         let group = monotone_run(&ray[group_start..]);
@@ -318,7 +361,10 @@ impl MoveTable {
                             table.reach[key] |= from.bit();
                             arrival_count[key] += 1;
                             if mode & MODE_CAPTURE != 0 {
-                                reverse_count[key] += 1;
+                                captures += 1;
+                            }
+                            if mask.nonempty() {
+                                masked += 1;
                             }
                         }
                         table.rays.push(Range {
@@ -336,62 +382,46 @@ impl MoveTable {
                 ));
             }
         }
-        let mut mask_index: std::collections::HashMap<
-            u128,
-            u32,
-            std::hash::BuildHasherDefault<MaskHasher>,
-        > = std::collections::HashMap::default();
-        let mut index_of = |masks: &mut Vec<Bitboard>, mask: Bitboard| -> u32 {
-            if mask.is_empty() {
-                return 0;
-            }
-            *mask_index.entry(mask.0).or_insert_with(|| {
-                masks.push(mask);
-                (masks.len() - 1) as u32
-            })
-        };
         // Each square's ways stay in the order found: origins are walked in square order, so
-        // each square's list is sorted by origin.
+        // each square's list is sorted by origin. While laid out, a way's `mask` holds the
+        // index of its target.
         let arrival_bounds = bounds(&arrival_count);
-        let reverse_bounds = bounds(&reverse_count);
-        let none = (Square(0), Bitboard::EMPTY, 0u8);
-        let mut arrival_ways = vec![none; arrival_bounds[2 * nsq]];
-        let mut reverse_ways = vec![none; reverse_bounds[2 * nsq]];
-        let mut arrival_next = arrival_bounds.clone();
-        let mut reverse_next = reverse_bounds.clone();
+        let mut next = arrival_bounds.clone();
+        let none = Way {
+            from: 0,
+            mode: 0,
+            mask: 0,
+        };
+        let mut ways = vec![none; arrival_bounds[2 * nsq]];
         for (i, (rays, _)) in table.by_square.iter().enumerate() {
-            let (color, from) = (i / nsq, Square((i % nsq) as u8));
+            let (base, from) = (i / nsq * nsq, (i % nsq) as u8);
             let rays = &table.rays[rays.start as usize..rays.end as usize];
             let first = rays.first().map_or(0, |r| r.start as usize);
             let end = rays.last().map_or(0, |r| r.end as usize);
-            for t in &table.targets[first..end] {
-                let key = color * nsq + t.to.index();
-                arrival_ways[arrival_next[key]] = (from, t.mask, t.mode);
-                arrival_next[key] += 1;
-                if t.mode & MODE_CAPTURE != 0 {
-                    reverse_ways[reverse_next[key]] = (from, t.mask, t.mode);
-                    reverse_next[key] += 1;
-                }
+            for (t, target) in (first..end).zip(&table.targets[first..end]) {
+                let key = base + target.to.index();
+                ways[next[key]] = Way {
+                    from,
+                    mode: target.mode,
+                    mask: t as u32,
+                };
+                next[key] += 1;
             }
         }
-        for b in arrival_bounds.windows(2) {
-            let list = &arrival_ways[b[0]..b[1]];
-            let start = table.arrival_entries.len() as u32;
-            let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
-            for &(from, mask, mode) in list {
-                let mask = index_of(&mut table.masks, mask);
-                table.arrival_entries.push(Way {
-                    from: from.0,
-                    mode,
-                    mask,
-                });
-            }
-            table.arrivals.push(Arrivals {
-                start,
-                end: table.arrival_entries.len() as u32,
-                unique,
-            });
+        // The masks are numbered in the order the ways list them.
+        let mut numbers = MaskNumbers::new(masked);
+        for way in &mut ways {
+            let mask = table.targets[way.mask as usize].mask;
+            way.mask = numbers.number(&mut table.masks, mask);
         }
+        table
+            .arrivals
+            .extend(arrival_bounds.windows(2).map(|b| Arrivals {
+                start: b[0] as u32,
+                end: b[1] as u32,
+                unique: ways[b[0]..b[1]].windows(2).all(|w| w[0].from < w[1].from),
+            }));
+        table.arrival_entries = ways;
         table.leaps_only = table.arrival_entries.iter().all(|w| w.mask == 0);
         if table.leaps_only {
             table.leap_reach = table
@@ -415,20 +445,28 @@ impl MoveTable {
                 })
                 .collect();
         }
-        for (reverse, b) in table.reverse.iter_mut().zip(reverse_bounds.windows(2)) {
-            let list = &reverse_ways[b[0]..b[1]];
+        // The ways to capture onto a square are its ways that may capture, in their order.
+        table.reverse_entries.reserve_exact(captures);
+        for (reverse, r) in table.reverse.iter_mut().zip(&table.arrivals) {
             let start = table.reverse_entries.len() as u32;
             let mut from = Bitboard::EMPTY;
             let mut pure = true;
-            let unique = list.windows(2).all(|w| w[0].0 < w[1].0);
-            for &(sq, mask, _) in list {
-                from |= sq.bit();
-                pure &= mask.is_empty();
-                let mask = index_of(&mut table.masks, mask);
+            let mut unique = true;
+            let mut last = None;
+            for w in &table.arrival_entries[r.start as usize..r.end as usize] {
+                if w.mode & MODE_CAPTURE == 0 {
+                    continue;
+                }
+                if last.is_some_and(|l| l >= w.from) {
+                    unique = false;
+                }
+                last = Some(w.from);
+                from |= Square(w.from).bit();
+                pure &= w.mask == 0;
                 table.reverse_entries.push(Way {
-                    from: sq.0,
+                    from: w.from,
                     mode: MODE_CAPTURE,
-                    mask,
+                    mask: w.mask,
                 });
             }
             *reverse = Reverse {
@@ -609,6 +647,21 @@ impl MoveTable {
 }
 
 impl MoveTable {
+    /// The squares from which a piece of this class and `color` can capture on `to`, and
+    /// every square one of those ways needs empty.
+    pub(crate) fn captures_onto(&self, color: Color, to: Square) -> (Bitboard, Bitboard) {
+        let Some(rev) = self.reverse.get(color.index() * self.nsq + to.index()) else {
+            return (Bitboard::EMPTY, Bitboard::EMPTY);
+        };
+        if rev.pure {
+            return (rev.from, Bitboard::EMPTY);
+        }
+        let passed = self
+            .capture_paths(color, to)
+            .fold(Bitboard::EMPTY, |all, (_, mask)| all | mask);
+        (rev.from, passed)
+    }
+
     /// The squares whose emptying could let a piece of this class on one of `pieces` capture
     /// on `to`: the union of the blocking sets of every way it could get there.
     #[inline]
@@ -629,41 +682,100 @@ impl MoveTable {
     }
 }
 
+/// Where one step leads from each square, for each direction the legs of a class take for
+/// either colour: walking a path is then a look-up per step, with no coordinates to check.
+struct Steps {
+    nsq: usize,
+    /// The directions tabled so far, as they point for the colour that walks them.
+    directions: Vec<(i16, i16)>,
+    /// Per direction and square: the square one step leads to, or [`NOWHERE`].
+    next: Vec<u8>,
+}
+
+/// A step off the board (square numbers stay below [`super::MAX_SQUARES`]).
+const NOWHERE: u8 = u8::MAX;
+
+impl Steps {
+    fn new(geometry: &Geometry) -> Steps {
+        Steps {
+            nsq: geometry.len(),
+            directions: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+
+    /// Where the steps of `leg` for `color` start in [`Steps::next`], tabled on first use.
+    fn offset(&mut self, geometry: &Geometry, leg: &Leg, color: Color) -> usize {
+        let flip: i16 = if color == Color::White { 1 } else { -1 };
+        let direction = (i16::from(leg.dx), i16::from(leg.dy) * flip);
+        if let Some(i) = self.directions.iter().position(|&d| d == direction) {
+            return i * self.nsq;
+        }
+        self.directions.push(direction);
+        let start = self.next.len();
+        // Vectors in a definition file may be anything an i8 holds.
+        let dy = i8::try_from(direction.1).ok();
+        self.next.extend(geometry.squares().map(|sq| {
+            let (f, r) = geometry.coords(sq);
+            f.checked_add(leg.dx)
+                .zip(dy.and_then(|dy| r.checked_add(dy)))
+                .and_then(|(f, r)| geometry.at(f, r))
+                .map_or(NOWHERE, |to| to.0)
+        }));
+        start
+    }
+}
+
 /// The destinations of one path from `from`, in order of the variable leg's length, each with
-/// the squares that must be empty on the way.
+/// the squares that must be empty on the way. `offsets` gives where each leg's steps start in
+/// `steps`.
 fn walk(
     geometry: &Geometry,
+    steps: &Steps,
+    offsets: &[usize],
     from: Square,
-    color: Color,
     legs: &[Leg],
     out: &mut Vec<(Square, Bitboard)>,
 ) {
     out.clear();
-    let flip = if color == Color::White { 1 } else { -1 };
-    let (f, r) = geometry.coords(from);
+    // Most paths are one leap: one look-up, with nothing to pass.
+    if let ([leg], [offset]) = (legs, offsets)
+        && leg.min == 1
+        && leg.max == 1
+    {
+        if let Some(&to) = steps.next.get(offset + from.index())
+            && to != NOWHERE
+            && to != from.0
+        {
+            out.push((Square(to), Bitboard::EMPTY));
+        }
+        return;
+    }
     let mut walker = Walker {
-        f,
-        r,
+        at: from,
         mask: Bitboard::EMPTY,
-        last: None,
+        moved: false,
     };
-    let var = legs.iter().position(|l| l.min != l.max);
-    let (fixed, rest) = legs.split_at(var.unwrap_or(legs.len()));
-    for leg in fixed {
+    let var = legs
+        .iter()
+        .position(|l| l.min != l.max)
+        .unwrap_or(legs.len());
+    for (leg, &offset) in legs.iter().zip(offsets).take(var) {
         for _ in 0..leg.min {
-            if !walker.step(geometry, leg, flip) {
+            if !walker.step(geometry, steps, offset) {
                 return;
             }
         }
     }
-    let Some((variable, after)) = rest.split_first() else {
+    let (Some(variable), Some(&offset)) = (legs.get(var), offsets.get(var)) else {
         walker.finish(from, out);
         return;
     };
+    let after = legs.iter().zip(offsets).skip(var + 1);
     // Each length of the variable leg extends the one before by a step, so a failure on the
     // way there ends every longer one too; the legs after it are walked for each length.
     for length in 1..=variable.max {
-        if !walker.step(geometry, variable, flip) {
+        if !walker.step(geometry, steps, offset) {
             return;
         }
         if length < variable.min {
@@ -671,8 +783,8 @@ fn walk(
         }
         let mut end = walker;
         if after
-            .iter()
-            .all(|leg| (0..leg.min).all(|_| end.step(geometry, leg, flip)))
+            .clone()
+            .all(|(leg, &offset)| (0..leg.min).all(|_| end.step(geometry, steps, offset)))
         {
             end.finish(from, out);
         }
@@ -682,48 +794,37 @@ fn walk(
 /// A path being walked: where it stands and the squares it has passed.
 #[derive(Clone, Copy)]
 struct Walker {
-    f: i8,
-    r: i8,
+    at: Square,
     mask: Bitboard,
-    last: Option<Square>,
+    /// Whether it has left its start.
+    moved: bool,
 }
 
 impl Walker {
-    /// One step along `leg`; false if it leaves the board or passes a square off the main
-    /// board (a citadel is a destination only).
-    fn step(&mut self, geometry: &Geometry, leg: &Leg, flip: i8) -> bool {
-        if let Some(prev) = self.last {
-            if !geometry.is_main(prev) {
+    /// One step from `offset` in `steps`; false if it leaves the board or passes a square off
+    /// the main board (a citadel is a destination only).
+    #[inline]
+    fn step(&mut self, geometry: &Geometry, steps: &Steps, offset: usize) -> bool {
+        if self.moved {
+            if !geometry.is_main(self.at) {
                 return false;
             }
-            self.mask |= Bitboard::from(prev);
+            self.mask |= self.at.bit();
         }
-        // Vectors in a definition file may be anything an i8 holds.
-        let next = self.f.checked_add(leg.dx).zip(
-            leg.dy
-                .checked_mul(flip)
-                .and_then(|dy| self.r.checked_add(dy)),
-        );
-        let Some((f, r)) = next else {
-            return false;
-        };
-        (self.f, self.r) = (f, r);
-        match geometry.at(f, r) {
-            Some(sq) => {
-                self.last = Some(sq);
+        match steps.next.get(offset + self.at.index()) {
+            Some(&to) if to != NOWHERE => {
+                self.at = Square(to);
+                self.moved = true;
                 true
             }
-            None => false,
+            _ => false,
         }
     }
 
     /// Records the square reached, unless the path came back to `from` or passed it.
     fn finish(&self, from: Square, out: &mut Vec<(Square, Bitboard)>) {
-        if let Some(to) = self.last
-            && to != from
-            && !self.mask.contains(from)
-        {
-            out.push((to, self.mask));
+        if self.moved && self.at != from && !self.mask.contains(from) {
+            out.push((self.at, self.mask));
         }
     }
 }
@@ -762,7 +863,7 @@ impl From<Square> for Bitboard {
 mod walk_tests {
     use proptest::prelude::*;
 
-    use super::{Bitboard, Color, Geometry, Leg, Square, walk};
+    use super::{Bitboard, Color, Geometry, Leg, Square, Steps, walk};
 
     /// The walk as the definition reads: each length of the variable leg from the start.
     fn walk_from_scratch(
@@ -852,8 +953,11 @@ mod walk_tests {
             .unwrap();
             let from = Square(square as u8);
             let color = if white { Color::White } else { Color::Black };
+            let mut steps = Steps::new(&geometry);
+            let offsets: Vec<usize> =
+                legs.iter().map(|leg| steps.offset(&geometry, leg, color)).collect();
             let mut out = Vec::new();
-            walk(&geometry, from, color, &legs, &mut out);
+            walk(&geometry, &steps, &offsets, from, &legs, &mut out);
             prop_assert_eq!(out, walk_from_scratch(&geometry, from, color, &legs));
         }
     }

@@ -290,9 +290,7 @@ impl Variant {
         let mut variant = std::sync::Arc::try_unwrap(shared)
             .map_err(|_| "the start position kept the variant".to_string())?;
         variant.start_count = start_count;
-        variant.lines = variant.uncovering_lines();
-        variant.through = variant.classes_through_table();
-        (variant.attackers, variant.leapers) = variant.attacker_tables();
+        variant.capture_tables();
         variant.start_setup = Some(Box::new(start_setup));
         Ok(variant)
     }
@@ -327,67 +325,39 @@ impl Variant {
         }
     }
 
-    /// The table behind [`Variant::lines_to`] (see `lines`).
-    fn uncovering_lines(&self) -> Vec<Bitboard> {
-        let n = self.geometry.len();
-        let mut lines = vec![Bitboard::EMPTY; 2 * n];
-        for color in Color::ALL {
-            for sq in self.geometry.squares() {
-                for t in self.tables.iter().filter(|t| t.captures) {
-                    lines[color.index() * n + sq.index()] |=
-                        t.lines_to(color, sq, !Bitboard::EMPTY);
-                }
-            }
-        }
-        lines
-    }
-
-    /// The table behind [`Variant::classes_through`] (see `through`).
-    fn classes_through_table(&self) -> Vec<u32> {
-        let n = self.geometry.len();
-        let mut through = vec![0u32; 2 * n * n];
-        for color in Color::ALL {
-            for target in self.geometry.squares() {
-                for (c, t) in self.tables.iter().enumerate() {
-                    if !t.captures {
-                        continue;
-                    }
-                    for (_, mask) in t.capture_paths(color, target) {
-                        for via in mask {
-                            through[(color.index() * n + target.index()) * n + via.index()] |=
-                                1 << c;
-                        }
-                    }
-                }
-            }
-        }
-        through
-    }
-
-    /// The tables behind [`Variant::attackers`] (see `attackers` and `leapers`).
-    fn attacker_tables(&self) -> (Vec<Bitboard>, Vec<u32>) {
+    /// The tables of the ways to capture: `lines`, `through`, `attackers` and `leapers`, from
+    /// one look at each class's captures onto each square.
+    fn capture_tables(&mut self) {
         let n = self.geometry.len();
         let classes = self.tables.len();
+        let mut lines = vec![Bitboard::EMPTY; 2 * n];
+        let mut through = vec![0u32; 2 * n * n];
         let mut attackers = vec![Bitboard::EMPTY; 2 * n * classes];
         let mut leapers = vec![0u32; 2 * n];
         for color in Color::ALL {
             for target in self.geometry.squares() {
                 let i = color.index() * n + target.index();
                 for (c, t) in self.tables.iter().enumerate() {
-                    let paths: Vec<(Square, Bitboard)> = t.capture_paths(color, target).collect();
-                    if !t.captures || paths.is_empty() {
+                    if !t.captures {
                         continue;
                     }
-                    for &(from, _) in &paths {
-                        attackers[i * classes + c] |= from.bit();
+                    let (from, passed) = t.captures_onto(color, target);
+                    if from.is_empty() {
+                        continue;
                     }
-                    if paths.iter().all(|(_, mask)| mask.is_empty()) {
+                    attackers[i * classes + c] = from;
+                    if passed.is_empty() {
                         leapers[i] |= 1 << c;
+                    }
+                    lines[i] |= passed;
+                    for via in passed {
+                        through[i * n + via.index()] |= 1 << c;
                     }
                 }
             }
         }
-        (attackers, leapers)
+        (self.lines, self.through, self.attackers, self.leapers) =
+            (lines, through, attackers, leapers);
     }
 
     /// The canonical name (`tamerlane`).
@@ -746,5 +716,46 @@ fn check_symbol(s: &str, primes: bool) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("symbol {s:?} must be one or two uppercase letters"))
+    }
+}
+
+#[cfg(test)]
+mod capture_tables_tests {
+    use super::*;
+
+    /// Each capture table as its field's comment reads, from the capture ways one by one.
+    #[test]
+    fn capture_tables_are_read_from_every_way() {
+        for variant in crate::variants::builtins() {
+            let n = variant.geometry.len();
+            let classes = variant.tables.len();
+            for color in Color::ALL {
+                for target in variant.geometry.squares() {
+                    let i = color.index() * n + target.index();
+                    let mut lines = Bitboard::EMPTY;
+                    let mut leapers = 0u32;
+                    let mut through = vec![0u32; n];
+                    for (c, t) in variant.tables.iter().enumerate() {
+                        let paths: Vec<(Square, Bitboard)> =
+                            t.capture_paths(color, target).collect();
+                        let mut attackers = Bitboard::EMPTY;
+                        for &(from, mask) in &paths {
+                            attackers |= from.bit();
+                            lines |= mask;
+                            for via in mask {
+                                through[via.index()] |= 1 << c;
+                            }
+                        }
+                        if !paths.is_empty() && paths.iter().all(|(_, mask)| mask.is_empty()) {
+                            leapers |= 1 << c;
+                        }
+                        assert_eq!(variant.attackers[i * classes + c], attackers);
+                    }
+                    assert_eq!(variant.lines[i], lines, "{} {target:?}", variant.id());
+                    assert_eq!(variant.leapers[i], leapers, "{} {target:?}", variant.id());
+                    assert_eq!(&variant.through[i * n..(i + 1) * n], &through[..]);
+                }
+            }
+        }
     }
 }

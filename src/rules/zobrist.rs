@@ -77,25 +77,42 @@ impl Fnv {
 impl Zobrist {
     pub fn new(geometry: &Geometry, kinds: &[KindInfo]) -> Zobrist {
         let nsq = geometry.len();
-        let mut pieces = vec![0u64; (1 + 2 * kinds.len()) * nsq];
-        for (k, info) in kinds.iter().enumerate() {
+        // Laid out in the order of `piece code * nsq + square`, code 0 (no piece) first.
+        let mut pieces = Vec::with_capacity((1 + 2 * kinds.len()) * nsq);
+        pieces.resize(nsq, 0);
+        // Every query process builds these keys, thousands per variant: the label's common
+        // prefix is hashed once, and so is its continuation with each file of the board;
+        // no label is ever allocated.
+        let files = i8::try_from(geometry.files()).unwrap_or(i8::MAX);
+        let mut after_file = Vec::with_capacity(usize::from(geometry.files()));
+        for info in kinds {
             for color in Color::ALL {
-                let code = 1 + 2 * k + color.index();
-                // Every query process builds these keys, thousands per variant: the label's
-                // common prefix is hashed once, and no label is ever allocated.
                 let mut prefix = Fnv::new();
                 prefix.write(b"piece ");
                 prefix.write(info.id.as_bytes());
                 prefix.write(b" ");
                 prefix.write(color.name().as_bytes());
                 prefix.write(b" ");
-                for sq in geometry.squares() {
-                    let (f, r) = geometry.coords(sq);
+                after_file.clear();
+                after_file.extend((1..=files).map(|f| {
                     let mut h = prefix;
                     h.write_int(f);
                     h.write(b" ");
+                    h
+                }));
+                for sq in geometry.squares() {
+                    let (f, r) = geometry.coords(sq);
+                    let mut h = match after_file.get((f as usize).wrapping_sub(1)) {
+                        Some(&h) => h,
+                        None => {
+                            let mut h = prefix;
+                            h.write_int(f);
+                            h.write(b" ");
+                            h
+                        }
+                    };
                     h.write_int(r);
-                    pieces[code * nsq + sq.index()] = h.finish();
+                    pieces.push(h.finish());
                 }
             }
         }
