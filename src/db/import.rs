@@ -16,7 +16,9 @@ use super::index::{self, SegmentWriter};
 use super::name_index::{BatchNames, NameCache};
 use super::query::GameId;
 use super::record::{self, Derived, GameRecord, RecordError};
-use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, tree_bucket};
+use super::schema::{
+    BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, buckets_of_tree_bucket, tree_bucket,
+};
 use super::summary::BatchSummary;
 use super::tally::{self, Kind};
 use super::tree::{GameTree, TreeRow, check_key};
@@ -1004,9 +1006,8 @@ pub(crate) fn write_index(
             // The index's finer buckets of this tree bucket, in order: their entries are
             // in hash order together.
             beyond.clear();
-            let finer = buckets / tree_buckets;
-            for fb in b * finer..(b + 1) * finer {
-                for e in prepared.entries.group(vn * buckets + fb) {
+            for fb in buckets_of_tree_bucket(b as i64) {
+                for e in prepared.entries.group(vn * buckets + fb as usize) {
                     if let Some(Some(game)) = fields.get(e.game as usize) {
                         beyond.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
                         count += 1;

@@ -11,7 +11,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::codec::{POSTING_BYTES, Posting, postings, postings_with_hash};
 use super::database::Layout;
-use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, bucket, tree_bucket};
+use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket, tree_bucket};
 use super::tree::{Rows, TreeRow, merge_blobs};
 
 /// Segments of one level merged into one of the next level once there are this many.
@@ -219,9 +219,13 @@ pub(crate) fn tree_rows(
         "SELECT rows, CASE WHEN length(beyond) <= ?3 THEN beyond END, length(beyond) > ?3, rowid
          FROM tree WHERE variant = ?1 AND bucket = ?2"
     } else {
-        "SELECT rows, NULL, ?3 < 0, rowid FROM tree WHERE variant = ?1 AND bucket = ?2"
+        "SELECT rows, NULL, NULL, rowid FROM tree WHERE variant = ?1 AND bucket = ?2"
     })?;
-    let mut rows = stmt.query(params![variant, tree_bucket(hash), IN_PLACE_BYTES])?;
+    let mut rows = if layout.beyond {
+        stmt.query(params![variant, tree_bucket(hash), IN_PLACE_BYTES])?
+    } else {
+        stmt.query(params![variant, tree_bucket(hash)])?
+    };
     let mut large = Vec::new();
     // A position of the first plies has a row per move in each of hundreds of segments:
     // they are added up as they come rather than kept.
@@ -504,9 +508,12 @@ fn merge(
     };
     // Entries of segments written before version 5 are in `posting`, by the position
     // index's finer buckets: each joins the tree bucket that holds its hashes.
-    let shift = BUCKET_BITS - TREE_BUCKET_BITS;
     let mut all_buckets: Vec<i64> = buckets("tree")?;
-    all_buckets.extend(buckets("posting")?.into_iter().map(|b| b >> shift));
+    all_buckets.extend(
+        buckets("posting")?
+            .into_iter()
+            .map(|b| b >> (BUCKET_BITS - TREE_BUCKET_BITS)),
+    );
     all_buckets.sort_unstable();
     all_buckets.dedup();
     let sql = format!(
@@ -544,7 +551,8 @@ fn merge(
             }
         }
         drop(found);
-        let finer: Vec<i64> = [variant, b << shift, ((b + 1) << shift) - 1]
+        let finer_buckets = buckets_of_tree_bucket(b);
+        let finer: Vec<i64> = [variant, *finer_buckets.start(), *finer_buckets.end()]
             .into_iter()
             .chain(ids.iter().map(|s| s.0))
             .collect();

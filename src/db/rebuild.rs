@@ -18,7 +18,7 @@ use super::name_index::{BatchNames, NameCache};
 use super::openings;
 use super::query::count;
 use super::record::{GameEnd, GameRecord, ROSTER};
-use super::schema::{BUCKET_BITS, DERIVED_CURRENT, TREE_BUCKET_BITS, bucket};
+use super::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
 use super::summary::{BatchSummary, Facts};
 use super::tally::{self, Kind};
 use super::tree::merge_blobs;
@@ -367,7 +367,6 @@ fn index_digest(
     beyond: bool,
     h: &mut ContentHasher,
 ) -> rusqlite::Result<()> {
-    let shift = BUCKET_BITS - TREE_BUCKET_BITS;
     let variants: Vec<i64> = conn
         .prepare("SELECT id FROM variant ORDER BY id")?
         .query_map([], |r| r.get(0))?
@@ -391,17 +390,17 @@ fn index_digest(
                     entries.extend(codec::postings(r.get_ref(0)?.as_blob()?));
                 }
             }
-            let mut found = in_posting.query(params![v, b << shift, ((b + 1) << shift) - 1])?;
+            let finer = buckets_of_tree_bucket(b);
+            let mut found = in_posting.query(params![v, finer.start(), finer.end()])?;
             while let Some(r) = found.next()? {
                 entries.extend(codec::postings(r.get_ref(0)?.as_blob()?));
             }
             drop(found);
             entries.sort_unstable_by_key(Posting::key);
             for run in entries.chunk_by(|a, b| bucket(a.hash) == bucket(b.hash)) {
-                let mut run = run.to_vec();
                 h.field(&v.to_le_bytes());
                 h.field(&bucket(run[0].hash).to_le_bytes());
-                hash_entries(&mut run, h);
+                hash_sorted(run, h);
             }
             entries.clear();
         }
@@ -507,10 +506,15 @@ fn digest(conn: &rusqlite::Connection, beyond: bool) -> rusqlite::Result<u64> {
 /// Hashes entries in their sorted order, and empties the list.
 fn hash_entries(entries: &mut Vec<Posting>, h: &mut ContentHasher) {
     entries.sort_unstable_by_key(Posting::key);
+    hash_sorted(entries, h);
+    entries.clear();
+}
+
+/// Hashes entries already in (hash, game, ply) order.
+fn hash_sorted(entries: &[Posting], h: &mut ContentHasher) {
     let mut blob = Vec::with_capacity(entries.len() * codec::POSTING_BYTES);
-    for p in entries.iter() {
+    for p in entries {
         p.write(&mut blob);
     }
     h.field(&blob);
-    entries.clear();
 }

@@ -34,6 +34,15 @@ pub fn tree_bucket(hash: u64) -> i64 {
     (hash >> (64 - TREE_BUCKET_BITS)) as i64
 }
 
+/// The position index's buckets ([`bucket`]) whose hashes fall in a tree bucket: a tree row
+/// holds the entries of these (`tree.beyond`), which segments written before version 5 keep
+/// in `posting` rows of their own.
+#[inline]
+pub fn buckets_of_tree_bucket(tree_bucket: i64) -> std::ops::RangeInclusive<i64> {
+    let shift = BUCKET_BITS - TREE_BUCKET_BITS;
+    tree_bucket << shift..=((tree_bucket + 1) << shift) - 1
+}
+
 /// The opening tree aggregates the positions that games first reach before this ply (the
 /// start is ply 0); the explorer finds later first visits in the position index. Part of the
 /// schema: it decides which index entries are kept with the tree's aggregates (`tree.entries`)
