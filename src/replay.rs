@@ -655,7 +655,7 @@ impl Replay {
                         let stop = (end as usize).min(raw.tokens.len()).max(next);
                         if let (Some(run), Some(line)) = (raw.tokens.get(i..stop), lines.last_mut())
                         {
-                            write_run(&mut w, &mut t, raw, source, run, i, c, line);
+                            write_run(&mut w, &mut t, raw, run, i, c, line);
                         }
                         next = stop;
                         continue;
@@ -755,12 +755,10 @@ fn write_move(
 /// [`Replay::write_canonical_with`]). Each move's text is its source text; the last one takes
 /// the entry's check mark. Writes what the general loop of the writer would, move by move,
 /// without its search for the canonical entry of each.
-#[allow(clippy::too_many_arguments)]
 fn write_run(
     w: &mut LineWriter,
     t: &mut String,
     raw: &RawGame,
-    source: Option<&str>,
     run: &[crate::notation::game::Token],
     first: usize,
     c: &Canon,
@@ -769,6 +767,8 @@ fn write_run(
     let CanonText::Run { end } = c.text else {
         return;
     };
+    let mut words = w.words();
+    let (before, now, fresh) = line;
     for (j, tok) in run.iter().enumerate() {
         let TokenKind::Move(packed) = tok.kind else {
             continue;
@@ -776,29 +776,25 @@ fn write_run(
         let Some(fast) = packed.get() else {
             continue;
         };
-        let Some(start) = tok
+        // A fast form is ASCII (see `PackedFastSan`), so its bytes are its text.
+        let Some(source) = tok
             .span
             .offset
             .checked_sub(raw.source_offset)
             .and_then(|s| usize::try_from(s).ok())
+            .and_then(|s| raw.source.get(s..))
+            .filter(|s| s.len() >= fast.len)
         else {
             continue;
         };
-        let range = start..start + fast.len;
-        let text = match source {
-            Some(s) => s.get(range),
-            None => raw
-                .source
-                .get(range)
-                .and_then(|b| std::str::from_utf8(b).ok()),
-        };
-        let Some(text) = text else {
-            continue;
-        };
+        let (n, side) = *now;
+        if side == Color::White || *fresh {
+            words.move_number(n, side == Color::Black);
+        }
         let mark = if first + j + 1 == end as usize {
-            c.mark.map_or("", Suffix::as_str)
+            c.mark
         } else {
-            ""
+            None
         };
         // A token longer than its move and mark ends in a glyph, which is read from it.
         let plain = tok.span.len == (fast.len + usize::from(fast.suffix.is_some())) as u64;
@@ -807,7 +803,22 @@ fn write_run(
         } else {
             None
         };
-        write_move(w, t, line, text, mark, glyph.map(|g| g.as_str()));
+        if mark.is_none() && glyph.is_none() {
+            words.word(source, fast.len);
+        } else {
+            t.clear();
+            t.extend(source.iter().take(fast.len).map(|&b| char::from(b)));
+            t.push_str(mark.map_or("", Suffix::as_str));
+            t.push_str(glyph.map_or("", |g| g.as_str()));
+            words.word(t.as_bytes(), t.len());
+        }
+        *before = *now;
+        *now = if side == Color::White {
+            (n, Color::Black)
+        } else {
+            (n + 1, Color::White)
+        };
+        *fresh = false;
     }
 }
 

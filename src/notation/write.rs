@@ -242,12 +242,198 @@ impl LineWriter {
         }
     }
 
+    /// A writer of many moves and move numbers in a row, for the runs of moves that make up
+    /// most game records: what [`LineWriter::push_move_number`] and
+    /// [`LineWriter::push_word`] write, a line at a time instead of a token at a time. The
+    /// text reaches this writer when the [`Words`] is dropped.
+    pub(crate) fn words(&mut self) -> Words<'_> {
+        Words {
+            line: [0; WORDS_LINE],
+            len: 0,
+            column: self.line,
+            glue: self.glue,
+            number: (0, [0; 16], 0),
+            writer: self,
+        }
+    }
+
     pub fn finish(mut self) -> String {
         self.text.push(b'\n');
         // Always UTF-8 (see `text`); a lossy copy rather than a panic were it ever not.
         String::from_utf8(self.text)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
+}
+
+/// The widest line a [`Words`] holds: 79 columns, one more token (at most 16 bytes are
+/// copied for one) and room to spare.
+const WORDS_LINE: usize = 128;
+
+/// See [`LineWriter::words`]. Tokens are put together in a line of its own and copied to the
+/// writer's text once the line is full: one copy of a line instead of one per token, and
+/// each token copied as a whole 16 bytes from its source, with only its own length counted.
+pub(crate) struct Words<'a> {
+    writer: &'a mut LineWriter,
+    /// The current line's bytes not yet in the writer's text (its first `column - len`
+    /// bytes are there already).
+    line: [u8; WORDS_LINE],
+    len: usize,
+    /// The current line's length, as [`LineWriter`]'s `line`.
+    column: usize,
+    glue: bool,
+    /// The last move number written as a token: the number, its text (`n...`) and its
+    /// digits' length.
+    number: (u32, [u8; 16], usize),
+}
+
+impl Words<'_> {
+    /// What [`LineWriter::separate`] does, for a token of `len` bytes.
+    #[inline(always)]
+    fn separate(&mut self, len: usize) {
+        let glue = std::mem::take(&mut self.glue);
+        if self.column > 0 {
+            if self.column + usize::from(!glue) + len > 79 {
+                self.flush();
+                self.writer.text.push(b'\n');
+                self.column = 0;
+            } else if !glue {
+                self.space();
+            }
+        }
+    }
+
+    /// Appends the first `len` bytes of `bytes` to the line.
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8], len: usize) {
+        let at = self.len;
+        let whole = bytes.first_chunk::<16>();
+        let room = self
+            .line
+            .get_mut(at..)
+            .and_then(|rest| rest.first_chunk_mut::<16>());
+        let len = match (whole, room) {
+            // Most tokens: copied as 16 bytes, of which only `len` count.
+            (Some(src), Some(dst)) if len <= 16 => {
+                *dst = *src;
+                len
+            }
+            // Near the end of the source, or a token longer than any move.
+            _ => {
+                let len = len.min(bytes.len());
+                match self.line.get_mut(at..at + len) {
+                    Some(dst) => dst.copy_from_slice(&bytes[..len]),
+                    None => {
+                        self.flush();
+                        self.writer.text.extend_from_slice(&bytes[..len]);
+                        self.column += len;
+                        return;
+                    }
+                }
+                len
+            }
+        };
+        self.len += len;
+        self.column += len;
+    }
+
+    /// Appends a space to the line.
+    #[inline(always)]
+    fn space(&mut self) {
+        match self.line.get_mut(self.len) {
+            Some(b) => {
+                *b = b' ';
+                self.len += 1;
+            }
+            None => {
+                self.flush();
+                self.writer.text.push(b' ');
+            }
+        }
+        self.column += 1;
+    }
+
+    /// Writes a move number, `n.` or, for Black, `n...`, as
+    /// [`LineWriter::push_move_number`].
+    #[inline(always)]
+    pub(crate) fn move_number(&mut self, n: u32, black: bool) {
+        if self.number.2 == 0 || self.number.0 != n {
+            // Numbers mostly go up by one: the last one's digits, counted up, unless a
+            // carry would lengthen them.
+            let (last, token, digits) = &mut self.number;
+            let counted = *digits > 0
+                && last.checked_add(1) == Some(n)
+                && token
+                    .get_mut(..*digits)
+                    .and_then(|d| d.iter_mut().rev().find(|d| **d != b'9'))
+                    .is_some();
+            if counted {
+                if let Some(d) = token.get_mut(..*digits) {
+                    for d in d.iter_mut().rev() {
+                        if *d == b'9' {
+                            *d = b'0';
+                        } else {
+                            *d += 1;
+                            break;
+                        }
+                    }
+                }
+                *last = n;
+            } else {
+                let (mut fresh, len) = decimal(n);
+                if let Some(dots) = fresh.get_mut(len..len + 3) {
+                    dots.copy_from_slice(b"...");
+                }
+                self.number = (n, fresh, len);
+            }
+        }
+        let (_, token, digits) = self.number;
+        let len = if black { digits + 3 } else { digits + 1 };
+        self.separate(len);
+        self.put(&token, len);
+    }
+
+    /// Writes a token of `len` bytes, the first `len` of `source` (which may go on, so that
+    /// the token is copied in one piece), as [`LineWriter::push_word`].
+    #[inline(always)]
+    pub(crate) fn word(&mut self, source: &[u8], len: usize) {
+        self.separate(len);
+        self.put(source, len);
+    }
+
+    fn flush(&mut self) {
+        self.writer
+            .text
+            .extend_from_slice(self.line.get(..self.len).unwrap_or_default());
+        self.len = 0;
+    }
+}
+
+impl Drop for Words<'_> {
+    fn drop(&mut self) {
+        self.flush();
+        self.writer.line = self.column;
+        self.writer.glue = self.glue;
+    }
+}
+
+/// The decimal digits of `n`, left-aligned in 16 bytes, and their count.
+fn decimal(n: u32) -> ([u8; 16], usize) {
+    let mut digits = [0u8; 16];
+    let mut reversed = [0u8; 10];
+    let mut len = 0;
+    let mut rest = n;
+    loop {
+        reversed[len] = b'0' + (rest % 10) as u8;
+        len += 1;
+        rest /= 10;
+        if rest == 0 || len == reversed.len() {
+            break;
+        }
+    }
+    for (d, r) in digits.iter_mut().zip(reversed[..len].iter().rev()) {
+        *d = *r;
+    }
+    (digits, len)
 }
 
 /// Writes a game without annotations: tag pairs (in the order given), then the moves in
@@ -293,4 +479,81 @@ pub fn write_game(game: &Game, tags: &[(String, String)]) -> String {
     s.push_str(&w.finish());
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A token for the writers: a move number (White or Black) or a word.
+    #[derive(Debug, Clone)]
+    enum Piece {
+        Number(u32, bool),
+        Word(String),
+    }
+
+    fn piece() -> impl Strategy<Value = Piece> {
+        prop_oneof![
+            (1u32..2_000, any::<bool>()).prop_map(|(n, b)| Piece::Number(n, b)),
+            (0u32..3).prop_map(|k| Piece::Number(9 + 90 * k, false)),
+            "[A-Za-z0-9+#!?=]{1,20}".prop_map(Piece::Word),
+        ]
+    }
+
+    proptest! {
+        /// [`Words`] writes what [`LineWriter::push_move_number`] and
+        /// [`LineWriter::push_word`] write, token by token, from any state of the line,
+        /// whatever follows each word in its source.
+        #[test]
+        fn words_write_what_the_line_writer_writes(
+            before in proptest::collection::vec("[a-z(]{1,12}", 0..4),
+            pieces in proptest::collection::vec(piece(), 0..200),
+            tail in "[ a-z]{0,20}",
+        ) {
+            let mut plain = LineWriter::default();
+            let mut fast = LineWriter::default();
+            for t in &before {
+                plain.push(t);
+                fast.push(t);
+            }
+            {
+                let mut words = fast.words();
+                for p in &pieces {
+                    match p {
+                        Piece::Number(n, black) => {
+                            plain.push_move_number(*n, *black);
+                            words.move_number(*n, *black);
+                        }
+                        Piece::Word(w) => {
+                            plain.push_word(w);
+                            let source = format!("{w}{tail}");
+                            words.word(source.as_bytes(), w.len());
+                        }
+                    }
+                }
+            }
+            plain.push("*");
+            fast.push("*");
+            prop_assert_eq!(plain.finish(), fast.finish());
+        }
+    }
+
+    #[test]
+    fn move_numbers_count_up_across_carries() {
+        let mut plain = LineWriter::default();
+        let mut fast = LineWriter::default();
+        {
+            let mut words = fast.words();
+            for n in 1..=1_200 {
+                plain.push_move_number(n, false);
+                words.move_number(n, false);
+                plain.push_move_number(n, true);
+                words.move_number(n, true);
+            }
+        }
+        let (plain, fast) = (plain.finish(), fast.finish());
+        assert!(fast.contains("999. 999... 1000. 1000..."), "{fast}");
+        assert_eq!(plain, fast);
+    }
 }

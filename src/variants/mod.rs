@@ -110,10 +110,19 @@ pub fn builtins() -> Vec<Arc<Variant>> {
 
 /// Folds a name for matching: lowercase, without spaces, hyphens, underscores or apostrophes.
 fn fold(name: &str) -> String {
+    folded(name).collect()
+}
+
+/// The characters of `name` folded (see [`fold`]).
+fn folded(name: &str) -> impl Iterator<Item = char> + '_ {
     name.chars()
         .filter(|c| !matches!(c, ' ' | '-' | '_' | '\'' | '\u{2019}'))
         .flat_map(char::to_lowercase)
-        .collect()
+}
+
+/// Whether `name` folds to `folded_name` (`fold(name) == folded_name`).
+fn folds_to(name: &str, folded_name: &str) -> bool {
+    folded(name).eq(folded_name.chars())
 }
 
 /// A built-in variant by id, display name or alias (case-insensitive, ignoring spaces,
@@ -142,6 +151,8 @@ pub struct Registry {
 #[derive(Debug)]
 struct Entry {
     id: String,
+    /// The id, folded.
+    folded_id: String,
     /// The id, display name and aliases, folded for matching; a built-in's are read from its
     /// definition when first needed.
     names: OnceLock<Vec<String>>,
@@ -156,6 +167,7 @@ impl Entry {
         names.extend(aliases.iter().map(|a| fold(a)));
         Entry {
             id: id.to_string(),
+            folded_id: fold(id),
             names: OnceLock::from(names),
             text: None,
             compiled: OnceLock::new(),
@@ -165,6 +177,7 @@ impl Entry {
     fn builtin(id: &str, text: &'static str) -> Entry {
         Entry {
             id: id.to_string(),
+            folded_id: fold(id),
             names: OnceLock::new(),
             text: Some(text),
             compiled: OnceLock::new(),
@@ -233,11 +246,11 @@ impl Registry {
 
     /// A variant by id, display name or alias (case, spaces, hyphens and underscores ignored).
     pub fn find(&self, name: &str) -> Option<&Arc<Variant>> {
-        let wanted = fold(name);
-        // The id is among the names: matched first, it spares reading the definition.
+        // The id is among the names: matched first, it spares reading the definition. Every
+        // game read is looked up by its `Variant` tag, so nothing is allocated for it.
         self.variants
             .iter()
-            .find(|e| fold(&e.id) == wanted || e.names().contains(&wanted))
+            .find(|e| folds_to(name, &e.folded_id) || e.names().iter().any(|n| folds_to(name, n)))
             .and_then(|e| e.variant())
     }
 
