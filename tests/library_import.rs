@@ -105,3 +105,123 @@ fn an_invalid_game_is_heard_of_with_its_origin_and_the_rest_is_stored() {
         .collect();
     assert_eq!(lines, [(0, 2, 5), (1, 2, 5)]);
 }
+
+/// Hears the size of each batch, and says how far a counted input has been read.
+struct Batches {
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    total: Option<u64>,
+    sizes: Vec<usize>,
+}
+
+impl ImportEvents for Batches {
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn committed(
+        &mut self,
+        _stats: &kabir::db::BatchStats,
+        origins: &[Origin],
+        _summary: &kabir::db::ImportSummary,
+    ) -> Result<(), Self::Error> {
+        self.sizes.push(origins.len());
+        Ok(())
+    }
+
+    fn input_progress(&self) -> Option<(u64, u64)> {
+        Some((
+            self.read.load(std::sync::atomic::Ordering::Relaxed),
+            self.total?,
+        ))
+    }
+}
+
+/// A reader that counts the bytes read through it.
+struct Counted<R> {
+    inner: R,
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Told how far the input has been read, a large import cuts its last batches smaller (so
+/// that little is left to store once the input is read), to no less than a quarter of a full
+/// batch; not told, every batch but the last is full.
+#[test]
+fn the_last_batches_are_cut_smaller_when_the_input_size_is_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games.pgn");
+    kabir()
+        .args([
+            "generate",
+            "--variant",
+            "tamerlane",
+            "-n",
+            "3000",
+            "--seed",
+            "5",
+            "-o",
+        ])
+        .arg(&games)
+        .assert()
+        .code(0);
+    let size = std::fs::metadata(&games).unwrap().len();
+    // Two threads read the input, as on a two-core machine, whatever this one has: how far
+    // reading runs ahead of the games depends on their number.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let import = |name: &str, total: Option<u64>| -> Vec<usize> {
+        pool.install(|| {
+            let read = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let mut events = Batches {
+                read: read.clone(),
+                total,
+                sizes: Vec::new(),
+            };
+            let mut db = Database::create_or_open(dir.path().join(name)).unwrap();
+            let mut importer = db.importer().unwrap();
+            let input = Counted {
+                inner: File::open(&games).unwrap(),
+                read,
+            };
+            // About 58 Tamerlane games to a batch of 1 MB.
+            let options = ImportOptions {
+                batch_bytes: 1_000_000,
+                ..ImportOptions::default()
+            };
+            let registry = kabir::variants::Registry::builtin();
+            let summary = importer
+                .import_inputs([Ok(input)], &registry, &options, &mut events)
+                .unwrap();
+            assert_eq!(summary.imported, 3000);
+            events.sizes
+        })
+    };
+    let (known, unknown) = (import("known.db", Some(size)), import("unknown.db", None));
+    eprintln!("{known:?}\n{unknown:?}");
+    assert_eq!(known.iter().sum::<usize>(), 3000);
+    assert_eq!(unknown.iter().sum::<usize>(), 3000);
+    let full = unknown[0];
+    let near = |n: usize| n * 4 >= full * 3 && n * 4 <= full * 5;
+    assert!(
+        unknown[..unknown.len() - 1].iter().all(|&n| near(n)),
+        "{unknown:?}"
+    );
+    // The same batches until the end nears.
+    assert_eq!(known[..known.len() / 2], unknown[..known.len() / 2]);
+    // The last three hold about a full batch between them, none less than a quarter.
+    let last: usize = known[known.len() - 3..].iter().sum();
+    assert!(last * 2 <= full * 3, "{known:?}");
+    assert!(
+        known[..known.len() - 1].iter().all(|&n| n * 4 + 8 >= full),
+        "{known:?}"
+    );
+    assert!(known.len() > unknown.len(), "{known:?} {unknown:?}");
+}

@@ -164,6 +164,8 @@ struct Reporter<'a> {
     palette: Palette,
     rejects: Option<BufWriter<File>>,
     out: &'a mut dyn Write,
+    /// The bytes of all the inputs, when every one is a file with a size.
+    total: Option<u64>,
 }
 
 impl ImportEvents for Reporter<'_> {
@@ -171,6 +173,10 @@ impl ImportEvents for Reporter<'_> {
 
     fn read(&mut self) {
         self.counts.read.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn input_progress(&self) -> Option<(u64, u64)> {
+        Some((self.counts.bytes.load(Ordering::Relaxed), self.total?))
     }
 
     fn not_stored(&mut self, origin: Origin, raw: &RawGame, why: &NotStored) -> Result<()> {
@@ -296,6 +302,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         palette,
         rejects: None,
         out: &mut *out,
+        total,
     };
     let inputs = args
         .files

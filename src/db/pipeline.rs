@@ -2,6 +2,7 @@
 //! into batches and each batch stored in one transaction ([`Importer::import_inputs`]).
 
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::notation::game::RawGame;
 use crate::notation::reader::ReadError;
@@ -101,6 +102,14 @@ pub trait ImportEvents {
     fn database_failed(&mut self, error: DbError) -> Self::Error {
         error.into()
     }
+
+    /// How far reading the inputs has come, if the caller knows: the bytes read so far and
+    /// the bytes of all the inputs (`None` by default). Knowing it, the import cuts its last
+    /// batches smaller, so that little is left to store once everything is read: the
+    /// database is written by one thread, which is then the only one at work.
+    fn input_progress(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// What an import did.
@@ -132,9 +141,24 @@ pub struct ImportStopped<E> {
     pub error: E,
 }
 
+/// A reader that counts the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    bytes: std::sync::Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
 /// What the worker threads make of a game read.
 enum Made {
-    Stored(Box<ReadyGame>, u32),
+    /// A game made ready, with the line it starts on and where its text ends in its input.
+    Stored(Box<ReadyGame>, u32, u64),
     NotStored(Box<RawGame>, NotStored),
 }
 
@@ -155,6 +179,15 @@ impl<E> From<ReadError> for Stop<E> {
 /// The most records a batch reserves room for at once (a larger batch grows as it fills).
 const MAX_RESERVED: usize = 20_000;
 
+/// The smallest batch cut near the end of the input, as a fraction of a full one
+/// ([`ImportOptions::batch_bytes`]): smaller batches would leave more small index segments
+/// for little gain.
+const LAST_BATCHES_DIVISOR: u64 = 4;
+
+/// The last batches are cut smaller only in an import of at least this many full batches: a
+/// smaller one would leave more segments than it has batches.
+const TAPERED_FROM_BATCHES: u128 = 4;
+
 /// The bytes a game takes in a batch until the batch is written, with its origin.
 fn batch_bytes(game: &ReadyGame) -> u64 {
     (game.batch_bytes() + size_of::<Origin>()) as u64
@@ -167,6 +200,14 @@ struct Batches<'a, E> {
     records: Vec<ReadyGame>,
     origins: Vec<Origin>,
     bytes: u64,
+    /// The bytes of every game put in a batch so far.
+    pushed: u64,
+    /// The bytes read from the inputs (as the import reads them: decompressed, say).
+    seen: std::sync::Arc<AtomicU64>,
+    /// Of those, the bytes of the inputs before the one being read.
+    input_start: u64,
+    /// Of those, the bytes up to the end of the last game put in a batch.
+    consumed: u64,
     in_flight: std::collections::VecDeque<Vec<Origin>>,
     /// `None` once the last batch is sent, which ends the writer.
     to_writer: Option<std::sync::mpsc::SyncSender<Vec<ReadyGame>>>,
@@ -184,16 +225,46 @@ impl<E> Batches<'_, E> {
     ) -> Result<(), Stop<E>> {
         let bytes = batch_bytes(&game);
         // The game that would take the batch over its memory starts the next.
-        if !self.records.is_empty() && self.bytes + bytes > self.options.batch_bytes {
+        if !self.records.is_empty() && self.bytes + bytes > self.limit(events) {
             self.send(events)?;
         }
         self.bytes += bytes;
+        self.pushed += bytes;
         self.records.push(game);
         self.origins.push(origin);
         if self.records.len() as u64 >= self.options.batch_games {
             self.send(events)?;
         }
         Ok(())
+    }
+
+    /// The memory the batch being filled may take: [`ImportOptions::batch_bytes`], but near
+    /// the end of a large input (when the caller says how far it is) half of what the rest of
+    /// the input will take at the rate so far, down to a part of a full batch. The batches
+    /// sent before the last one are still being stored when the input ends; cut this way,
+    /// they are small.
+    fn limit(&self, events: &impl ImportEvents<Error = E>) -> u64 {
+        let full = self.options.batch_bytes;
+        let Some((read, total)) = events.input_progress() else {
+            return full;
+        };
+        // Reading runs ahead of the games put in batches: the caller's count of the bytes
+        // read, scaled by the part of what this import read that their games take.
+        let seen = self.seen.load(Ordering::Relaxed);
+        if seen == 0 || self.consumed == 0 {
+            return full;
+        }
+        let done = u128::from(read) * u128::from(self.consumed.min(seen)) / u128::from(seen);
+        let done = u64::try_from(done).unwrap_or(read);
+        if done == 0 {
+            return full;
+        }
+        let rate = |bytes: u64| u128::from(bytes) * u128::from(self.pushed) / u128::from(done);
+        if rate(total) < TAPERED_FROM_BATCHES * u128::from(full) {
+            return full;
+        }
+        let half = u64::try_from(rate(total.saturating_sub(done)) / 2).unwrap_or(u64::MAX);
+        half.clamp(full / LAST_BATCHES_DIVISOR, full)
     }
 
     /// Sends the batch being filled to the writer, then hears of the batches committed.
@@ -273,6 +344,10 @@ impl Importer<'_> {
                 records: Vec::with_capacity(most),
                 origins: Vec::with_capacity(most),
                 bytes: 0,
+                pushed: 0,
+                seen: Default::default(),
+                input_start: 0,
+                consumed: 0,
                 in_flight: Default::default(),
                 to_writer: Some(to_writer),
                 from_writer,
@@ -330,11 +405,20 @@ where
     for (input, reader) in inputs.into_iter().enumerate() {
         state.summary.inputs += 1;
         let reader = reader.map_err(Stop::Caller)?;
+        state.input_start = state.seen.load(Ordering::Relaxed);
+        let reader = Counting {
+            inner: reader,
+            bytes: std::sync::Arc::clone(&state.seen),
+        };
         // Records (with their canonical text) are made and made ready to store on the worker
         // threads, and a valid game's text, replay and record are dropped there.
         let work = |raw: RawGame, r: Replay| match GameRecord::from_replay(r, &raw) {
             Ok(record) => match record.check() {
-                Ok(()) => Made::Stored(Box::new(ReadyGame::from(record)), raw.start.line),
+                Ok(()) => Made::Stored(
+                    Box::new(ReadyGame::from(record)),
+                    raw.start.line,
+                    raw.source_offset + raw.source.len() as u64,
+                ),
                 Err(e) => Made::NotStored(Box::new(raw), NotStored::Refused(e)),
             },
             Err(r) => Made::NotStored(Box::new(raw), NotStored::Invalid(r)),
@@ -347,15 +431,18 @@ where
             state.summary.read += 1;
             events.read();
             match made {
-                Made::Stored(record, line) => state.push(
-                    *record,
-                    Origin {
-                        input,
-                        number,
-                        line,
-                    },
-                    events,
-                ),
+                Made::Stored(record, line, end) => {
+                    state.consumed = state.input_start + end;
+                    state.push(
+                        *record,
+                        Origin {
+                            input,
+                            number,
+                            line,
+                        },
+                        events,
+                    )
+                }
                 Made::NotStored(mut raw, why) => {
                     raw.number = number;
                     state.summary.rejected += 1;
