@@ -9,7 +9,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::rules::{Position, Variant};
 
-use super::codec::{GameFields, GameResult, move_at, to_sql};
+use super::codec::{GameFields, GameResult, MOVE_BYTES, move_at, to_sql};
 use super::database::{CACHE_KIB, Database, IMPORT_CACHE_KIB};
 use super::error::DbError;
 use super::index::{self, SegmentWriter};
@@ -176,34 +176,35 @@ struct Visit {
 struct Groups<T> {
     items: Vec<T>,
     offsets: Vec<usize>,
-    /// Where the next item of each group goes, while they are placed.
+}
+
+/// [`Groups`] being filled: each item is written once, into the room counted for its group.
+struct Placing<T> {
+    /// Empty: the items are written into its spare capacity.
+    items: Vec<T>,
+    offsets: Vec<usize>,
+    /// Where the next item of each group goes.
     next: Vec<usize>,
 }
 
-impl<T: Copy + Default + Send> Groups<T> {
+impl<T: Copy + Default> Placing<T> {
     /// Room for the items counted per group in `counts` (one more than the groups, the first
-    /// 0: `counts[g + 1]` is group `g`'s count), to be placed by [`Groups::push`].
-    fn new(counts: Vec<usize>) -> Groups<T> {
-        Groups::reusing(counts, Vec::new())
-    }
-
-    /// [`Groups::new`] in the memory of `items` (emptied first).
-    fn reusing(mut counts: Vec<usize>, mut items: Vec<T>) -> Groups<T> {
+    /// 0: `counts[g + 1]` is group `g`'s count), in the memory of `items` (emptied first).
+    fn new(mut counts: Vec<usize>, mut items: Vec<T>) -> Placing<T> {
         for i in 1..counts.len() {
             counts[i] += counts[i - 1];
         }
         let total = counts.last().copied().unwrap_or(0);
         items.clear();
         if items.capacity() < total {
-            // Grown by `resize`, a buffer would double, and the memory it leaves (kept by the
-            // allocator) would not fit it again: a batch a little larger than the first would
-            // add half as much again to the import's peak. A new one has room to spare, which
-            // is not touched (nor resident) until a batch needs it.
+            // Grown by `reserve`, a buffer would double, and the memory it leaves (kept by
+            // the allocator) would not fit it again: a batch a little larger than the first
+            // would add half as much again to the import's peak. A new one has room to
+            // spare, which is not touched (nor resident) until a batch needs it.
             drop(std::mem::take(&mut items));
             items = Vec::with_capacity(total + total / 4);
         }
-        items.resize(total, T::default());
-        Groups {
+        Placing {
             items,
             next: counts.clone(),
             offsets: counts,
@@ -214,13 +215,47 @@ impl<T: Copy + Default + Send> Groups<T> {
     #[inline]
     fn push(&mut self, g: usize, item: T) {
         if let Some(slot) = self.next.get_mut(g) {
-            if let Some(e) = self.items.get_mut(*slot) {
-                *e = item;
+            if let Some(e) = self.items.spare_capacity_mut().get_mut(*slot) {
+                e.write(item);
             }
             *slot += 1;
         }
     }
 
+    /// The groups, once every one has had as many items pushed as counted. Written in place,
+    /// the items are not filled with defaults first: a pass over tens of megabytes a batch,
+    /// all overwritten at once.
+    fn finish(mut self) -> Groups<T> {
+        let total = self.offsets.last().copied().unwrap_or(0);
+        let full = total <= self.items.capacity()
+            && self.offsets.first() == Some(&0)
+            && self
+                .offsets
+                .windows(2)
+                .zip(&self.next)
+                .all(|(w, &next)| w[0] <= w[1] && next == w[1]);
+        if full {
+            // SAFETY: the groups' ranges `offsets[g]..offsets[g + 1]` are in order and
+            // cover `0..total` (checked above), and `total` is within the capacity. Group
+            // `g`'s items went to `offsets[g]`, `offsets[g] + 1`, ... up to `next[g]`, which
+            // is `offsets[g + 1]` now (checked above; it only ever grew by one): every slot
+            // below `total` is within the capacity and was written by `push` with an
+            // initialized `T` (`Copy`, so there is nothing to drop).
+            unsafe { self.items.set_len(total) };
+        } else {
+            // The counting and the placing disagree: a bug, not a matter of input.
+            debug_assert!(full, "groups placed unlike counted");
+            self.items.clear();
+            self.items.resize(total, T::default());
+        }
+        Groups {
+            items: self.items,
+            offsets: self.offsets,
+        }
+    }
+}
+
+impl<T: Copy + Send> Groups<T> {
     /// Sorts each group on its own, in parallel: much faster than one sort of millions of
     /// items. Items are placed in (game, ply) order, so a stable key need not name them.
     fn sort_each<K: Ord>(&mut self, key: impl Fn(&T) -> K + Sync) {
@@ -425,26 +460,44 @@ fn prepare_reusing<G: Into<ReadyGame> + Send>(games: Vec<G>, entries: Vec<Entry>
             }
         }
     }
-    let mut entries = Groups::reusing(counts, entries);
-    let mut covered = Groups::new(covered_counts);
-    let mut visits = Groups::new(visit_counts);
+    let mut entries = Placing::new(counts, entries);
+    let mut covered = Placing::new(covered_counts, Vec::new());
+    let mut visits = Placing::new(visit_counts, Vec::new());
     // Games in order and plies in order: each group is filled in (game, ply) order.
     for (i, (g, &vn)) in games.iter_mut().zip(&numbers).enumerate() {
         let Ok(d) = g else { continue };
         let game = i as u32;
-        let no_returns = d.tree.returns.is_empty();
-        for (ply, &hash) in d.hashes.iter().enumerate() {
-            let ply = ply as u16;
-            let e = Entry {
-                hash,
-                game,
-                ply,
-                mv: move_at(&d.moves_blob, ply),
-            };
-            if ply < TREE_PLIES || (!no_returns && d.tree.covers(ply)) {
-                covered.push(tree_group(vn, hash), e);
-            } else {
-                entries.push(group(vn, hash), e);
+        // The moves are read in ply order; after the last move, `move_at` says there is none.
+        let mut moves = d.moves_blob.chunks_exact(MOVE_BYTES);
+        let mut entry = |hash: u64, ply: u16| Entry {
+            hash,
+            game,
+            ply,
+            mv: match moves.next() {
+                Some(&[a, b, c]) => [a, b, c],
+                _ => move_at(&d.moves_blob, ply),
+            },
+        };
+        let (first, later) = d.hashes.split_at(d.hashes.len().min(TREE_PLIES as usize));
+        for (ply, &hash) in first.iter().enumerate() {
+            covered.push(tree_group(vn, hash), entry(hash, ply as u16));
+        }
+        // Plies fit in 16 bits (a game has at most `u16::MAX` moves).
+        let later = later
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| (TREE_PLIES + i as u16, h));
+        if d.tree.returns.is_empty() {
+            for (ply, hash) in later {
+                entries.push(group(vn, hash), entry(hash, ply));
+            }
+        } else {
+            for (ply, hash) in later {
+                if d.tree.covers(ply) {
+                    covered.push(tree_group(vn, hash), entry(hash, ply));
+                } else {
+                    entries.push(group(vn, hash), entry(hash, ply));
+                }
             }
         }
         for v in &d.tree.visits {
@@ -463,6 +516,9 @@ fn prepare_reusing<G: Into<ReadyGame> + Send>(games: Vec<G>, entries: Vec<Entry>
         d.hashes = Vec::new();
         d.tree = GameTree::default();
     }
+    let mut entries = entries.finish();
+    let mut covered = covered.finish();
+    let mut visits = visits.finish();
     entries.sort_each_by_hash(BUCKET_BITS);
     covered.sort_each_by_hash(TREE_BUCKET_BITS);
     visits.sort_each(|v| (v.hash, v.check, v.mv, v.game));
