@@ -313,8 +313,9 @@ fn sort_by_hash(
         insertion_sort_by_hash(entries);
         return;
     }
-    // About one digit per entry, from the bits below the shared ones.
-    let bits = (usize::BITS - (n - 1).leading_zeros())
+    // About one digit per two entries, from the bits below the shared ones: runs of two
+    // cost less to sort by insertion than twice as many counters to clear, sum and read.
+    let bits = (usize::BITS - (n - 1).leading_zeros() - 1)
         .min(16)
         .min(64 - shared);
     let digit = |hash: u64| ((hash << shared) >> (64 - bits)) as usize;
@@ -323,29 +324,45 @@ fn sort_by_hash(
     for e in entries.iter() {
         counts[digit(e.hash) + 1] += 1;
     }
-    for d in 1..counts.len() {
-        counts[d] += counts[d - 1];
+    let (mut sum, mut longest) = (0, 0);
+    for c in counts.iter_mut() {
+        longest = longest.max(*c);
+        sum += *c;
+        *c = sum;
     }
-    scratch.clear();
-    scratch.resize(n, Entry::default());
+    // The scratch is overwritten below: filled with defaults only where it grows.
+    if scratch.len() < n {
+        scratch.resize(n, Entry::default());
+    }
+    let scratch = &mut scratch[..n];
     for e in entries.iter() {
         let slot = &mut counts[digit(e.hash)];
-        scratch[*slot] = *e;
+        if let Some(s) = scratch.get_mut(*slot) {
+            *s = *e;
+        }
         *slot += 1;
     }
-    // Each digit's entries now end where the next digit's start.
+    // Each digit's entries now end where the next digit's start, and go back sorted.
+    if longest <= SMALL_SORT {
+        // Runs are short: one insertion pass sorts them all, since an entry moves back only
+        // past larger hashes, which are all of its own digit.
+        insertion_sort_into(scratch, entries);
+        return;
+    }
     let mut start = 0;
     for &end in &counts[..1 << bits] {
-        let run = &mut scratch[start..end];
-        if run.len() > SMALL_SORT {
+        let (from, to) = (&scratch[start..end], &mut entries[start..end]);
+        if from.len() > SMALL_SORT {
             // Many entries with one digit: positions played in many games, mostly.
-            run.sort_by_key(|e| e.hash);
-        } else if run.len() > 1 {
-            insertion_sort_by_hash(run);
+            to.copy_from_slice(from);
+            to.sort_by_key(|e| e.hash);
+        } else if let ([e], [slot]) = (from, &mut *to) {
+            *slot = *e;
+        } else {
+            insertion_sort_into(from, to);
         }
         start = end;
     }
-    entries.copy_from_slice(scratch);
 }
 
 /// Runs of at most this many entries are sorted by insertion.
@@ -361,6 +378,20 @@ fn insertion_sort_by_hash(entries: &mut [Entry]) {
             j -= 1;
         }
         entries[j] = e;
+    }
+}
+
+/// Copies `from` into `to` (as long) sorted stably by hash, by insertion: for entries in
+/// runs of a few.
+fn insertion_sort_into(from: &[Entry], to: &mut [Entry]) {
+    let n = from.len().min(to.len());
+    for (i, &e) in from[..n].iter().enumerate() {
+        let mut j = i;
+        while j > 0 && to[j - 1].hash > e.hash {
+            to[j] = to[j - 1];
+            j -= 1;
+        }
+        to[j] = e;
     }
 }
 
