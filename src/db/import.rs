@@ -147,20 +147,69 @@ impl ReadyGame {
             + strings
             + promotions
             + d.pgn.capacity()
-            + d.hashes.len() * size_of::<Entry>()
+            + d.hashes.len() * ENTRY_BATCH_BYTES
             + d.tree.visits.len() * size_of::<Visit>()
     }
 }
 
-/// An index entry while a batch is sorted: 16 bytes, so that sorting moves little.
+/// What an index entry counts for in a batch's memory: an [`Entry`] with room to spare (its
+/// buffer is allocated a quarter larger than the batch needs, and kept for later batches).
+const ENTRY_BATCH_BYTES: usize = size_of::<Entry>() * 3 / 2;
+
+/// An index entry while a batch is sorted: 16 bytes, so that placing and sorting move little,
+/// in two words, so that placing one takes two stores. The entries of a group share the top
+/// bits of their hashes (at least 8, the tree buckets'), which the entry leaves to its group
+/// to make room for the move.
 #[derive(Debug, Clone, Copy, Default)]
 struct Entry {
-    hash: u64,
-    game: u32,
-    ply: u16,
-    /// The move played from the position, encoded: taken here, while the game's moves are
-    /// read in order, rather than when the entries are written in hash order.
-    mv: [u8; 3],
+    /// The hash without its top 8 bits, above the move's last byte.
+    low: u64,
+    /// The batch-local game (bits 0-31), the ply (32-47) and the move's first two bytes.
+    rest: u64,
+}
+
+const _: () = assert!(TREE_BUCKET_BITS >= 8 && BUCKET_BITS >= 8);
+
+impl Entry {
+    /// The entry of a game's position at `ply`, with the move `mv` played from it (encoded:
+    /// taken while the game's moves are read in order, rather than when the entries are
+    /// written in hash order).
+    #[inline]
+    fn new(hash: u64, game: u32, ply: u16, mv: [u8; MOVE_BYTES]) -> Entry {
+        let [a, b, c] = mv;
+        Entry {
+            low: (hash << 8) | c as u64,
+            rest: game as u64 | (ply as u64) << 32 | (u16::from_le_bytes([a, b]) as u64) << 48,
+        }
+    }
+
+    /// The hash without its top 8 bits: entries of a group are in hash order in this order.
+    #[inline]
+    fn key(&self) -> u64 {
+        self.low >> 8
+    }
+
+    /// The hash, for an entry of a group whose hashes' top `bits` bits are `top`.
+    #[inline]
+    fn hash(&self, top: u64, bits: u32) -> u64 {
+        (top << (64 - bits)) | (self.key() & (u64::MAX >> bits))
+    }
+
+    #[inline]
+    fn game(&self) -> u32 {
+        self.rest as u32
+    }
+
+    #[inline]
+    fn ply(&self) -> u16 {
+        (self.rest >> 32) as u16
+    }
+
+    #[inline]
+    fn mv(&self) -> [u8; MOVE_BYTES] {
+        let [a, b] = ((self.rest >> 48) as u16).to_le_bytes();
+        [a, b, self.low as u8]
+    }
 }
 
 /// A game's first visit of a position before the tree's last ply, while a batch is sorted.
@@ -318,11 +367,12 @@ fn sort_by_hash(
     let bits = (usize::BITS - (n - 1).leading_zeros() - 1)
         .min(16)
         .min(64 - shared);
-    let digit = |hash: u64| ((hash << shared) >> (64 - bits)) as usize;
+    // The shared bits include the 8 the entries leave out: the key's digits are the hash's.
+    let digit = |key: u64| ((key << shared) >> (64 - bits)) as usize;
     counts.clear();
     counts.resize((1 << bits) + 1, 0);
     for e in entries.iter() {
-        counts[digit(e.hash) + 1] += 1;
+        counts[digit(e.key()) + 1] += 1;
     }
     let (mut sum, mut longest) = (0, 0);
     for c in counts.iter_mut() {
@@ -336,7 +386,7 @@ fn sort_by_hash(
     }
     let scratch = &mut scratch[..n];
     for e in entries.iter() {
-        let slot = &mut counts[digit(e.hash)];
+        let slot = &mut counts[digit(e.key())];
         if let Some(s) = scratch.get_mut(*slot) {
             *s = *e;
         }
@@ -355,7 +405,7 @@ fn sort_by_hash(
         if from.len() > SMALL_SORT {
             // Many entries with one digit: positions played in many games, mostly.
             to.copy_from_slice(from);
-            to.sort_by_key(|e| e.hash);
+            to.sort_by_key(|e| e.key());
         } else if let ([e], [slot]) = (from, &mut *to) {
             *slot = *e;
         } else {
@@ -373,7 +423,7 @@ fn insertion_sort_by_hash(entries: &mut [Entry]) {
     for i in 1..entries.len() {
         let e = entries[i];
         let mut j = i;
-        while j > 0 && entries[j - 1].hash > e.hash {
+        while j > 0 && entries[j - 1].key() > e.key() {
             entries[j] = entries[j - 1];
             j -= 1;
         }
@@ -387,7 +437,7 @@ fn insertion_sort_into(from: &[Entry], to: &mut [Entry]) {
     let n = from.len().min(to.len());
     for (i, &e) in from[..n].iter().enumerate() {
         let mut j = i;
-        while j > 0 && to[j - 1].hash > e.hash {
+        while j > 0 && to[j - 1].key() > e.key() {
             to[j] = to[j - 1];
             j -= 1;
         }
@@ -500,14 +550,12 @@ fn prepare_reusing<G: Into<ReadyGame> + Send>(games: Vec<G>, entries: Vec<Entry>
         let game = i as u32;
         // The moves are read in ply order; after the last move, `move_at` says there is none.
         let mut moves = d.moves_blob.chunks_exact(MOVE_BYTES);
-        let mut entry = |hash: u64, ply: u16| Entry {
-            hash,
-            game,
-            ply,
-            mv: match moves.next() {
+        let mut entry = |hash: u64, ply: u16| {
+            let mv = match moves.next() {
                 Some(&[a, b, c]) => [a, b, c],
                 _ => move_at(&d.moves_blob, ply),
-            },
+            };
+            Entry::new(hash, game, ply, mv)
         };
         let (first, later) = d.hashes.split_at(d.hashes.len().min(TREE_PLIES as usize));
         for (ply, &hash) in first.iter().enumerate() {
@@ -1085,8 +1133,9 @@ pub(crate) fn write_index(
             blob.clear();
             let mut count = 0;
             for e in prepared.covered.group(vn * tree_buckets + b) {
-                if let Some(Some(game)) = fields.get(e.game as usize) {
-                    blob.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
+                if let Some(Some(game)) = fields.get(e.game() as usize) {
+                    let hash = e.hash(b as u64, TREE_BUCKET_BITS);
+                    blob.extend_from_slice(&game.entry(hash, e.ply(), e.mv()));
                     count += 1;
                 }
             }
@@ -1095,8 +1144,9 @@ pub(crate) fn write_index(
             beyond.clear();
             for fb in buckets_of_tree_bucket(b as i64) {
                 for e in prepared.entries.group(vn * buckets + fb as usize) {
-                    if let Some(Some(game)) = fields.get(e.game as usize) {
-                        beyond.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
+                    if let Some(Some(game)) = fields.get(e.game() as usize) {
+                        let hash = e.hash(fb as u64, BUCKET_BITS);
+                        beyond.extend_from_slice(&game.entry(hash, e.ply(), e.mv()));
                         count += 1;
                     }
                 }
