@@ -9,7 +9,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::rules::{Position, Variant};
 
-use super::codec::{GameFields, GameResult, move_at, to_sql};
+use super::codec::{GameFields, GameResult, MOVE_BYTES, move_at, to_sql};
 use super::database::{CACHE_KIB, Database, IMPORT_CACHE_KIB};
 use super::error::DbError;
 use super::index::{self, SegmentWriter};
@@ -147,20 +147,69 @@ impl ReadyGame {
             + strings
             + promotions
             + d.pgn.capacity()
-            + d.hashes.len() * size_of::<Entry>()
+            + d.hashes.len() * ENTRY_BATCH_BYTES
             + d.tree.visits.len() * size_of::<Visit>()
     }
 }
 
-/// An index entry while a batch is sorted: 16 bytes, so that sorting moves little.
+/// What an index entry counts for in a batch's memory: an [`Entry`] with room to spare (its
+/// buffer is allocated a quarter larger than the batch needs, and kept for later batches).
+const ENTRY_BATCH_BYTES: usize = size_of::<Entry>() * 3 / 2;
+
+/// An index entry while a batch is sorted: 16 bytes, so that placing and sorting move little,
+/// in two words, so that placing one takes two stores. The entries of a group share the top
+/// bits of their hashes (at least 8, the tree buckets'), which the entry leaves to its group
+/// to make room for the move.
 #[derive(Debug, Clone, Copy, Default)]
 struct Entry {
-    hash: u64,
-    game: u32,
-    ply: u16,
-    /// The move played from the position, encoded: taken here, while the game's moves are
-    /// read in order, rather than when the entries are written in hash order.
-    mv: [u8; 3],
+    /// The hash without its top 8 bits, above the move's last byte.
+    low: u64,
+    /// The batch-local game (bits 0-31), the ply (32-47) and the move's first two bytes.
+    rest: u64,
+}
+
+const _: () = assert!(TREE_BUCKET_BITS >= 8 && BUCKET_BITS >= 8);
+
+impl Entry {
+    /// The entry of a game's position at `ply`, with the move `mv` played from it (encoded:
+    /// taken while the game's moves are read in order, rather than when the entries are
+    /// written in hash order).
+    #[inline]
+    fn new(hash: u64, game: u32, ply: u16, mv: [u8; MOVE_BYTES]) -> Entry {
+        let [a, b, c] = mv;
+        Entry {
+            low: (hash << 8) | c as u64,
+            rest: game as u64 | (ply as u64) << 32 | (u16::from_le_bytes([a, b]) as u64) << 48,
+        }
+    }
+
+    /// The hash without its top 8 bits: entries of a group are in hash order in this order.
+    #[inline]
+    fn key(&self) -> u64 {
+        self.low >> 8
+    }
+
+    /// The hash, for an entry of a group whose hashes' top `bits` bits are `top`.
+    #[inline]
+    fn hash(&self, top: u64, bits: u32) -> u64 {
+        (top << (64 - bits)) | (self.key() & (u64::MAX >> bits))
+    }
+
+    #[inline]
+    fn game(&self) -> u32 {
+        self.rest as u32
+    }
+
+    #[inline]
+    fn ply(&self) -> u16 {
+        (self.rest >> 32) as u16
+    }
+
+    #[inline]
+    fn mv(&self) -> [u8; MOVE_BYTES] {
+        let [a, b] = ((self.rest >> 48) as u16).to_le_bytes();
+        [a, b, self.low as u8]
+    }
 }
 
 /// A game's first visit of a position before the tree's last ply, while a batch is sorted.
@@ -176,34 +225,35 @@ struct Visit {
 struct Groups<T> {
     items: Vec<T>,
     offsets: Vec<usize>,
-    /// Where the next item of each group goes, while they are placed.
+}
+
+/// [`Groups`] being filled: each item is written once, into the room counted for its group.
+struct Placing<T> {
+    /// Empty: the items are written into its spare capacity.
+    items: Vec<T>,
+    offsets: Vec<usize>,
+    /// Where the next item of each group goes.
     next: Vec<usize>,
 }
 
-impl<T: Copy + Default + Send> Groups<T> {
+impl<T: Copy + Default> Placing<T> {
     /// Room for the items counted per group in `counts` (one more than the groups, the first
-    /// 0: `counts[g + 1]` is group `g`'s count), to be placed by [`Groups::push`].
-    fn new(counts: Vec<usize>) -> Groups<T> {
-        Groups::reusing(counts, Vec::new())
-    }
-
-    /// [`Groups::new`] in the memory of `items` (emptied first).
-    fn reusing(mut counts: Vec<usize>, mut items: Vec<T>) -> Groups<T> {
+    /// 0: `counts[g + 1]` is group `g`'s count), in the memory of `items` (emptied first).
+    fn new(mut counts: Vec<usize>, mut items: Vec<T>) -> Placing<T> {
         for i in 1..counts.len() {
             counts[i] += counts[i - 1];
         }
         let total = counts.last().copied().unwrap_or(0);
         items.clear();
         if items.capacity() < total {
-            // Grown by `resize`, a buffer would double, and the memory it leaves (kept by the
-            // allocator) would not fit it again: a batch a little larger than the first would
-            // add half as much again to the import's peak. A new one has room to spare, which
-            // is not touched (nor resident) until a batch needs it.
+            // Grown by `reserve`, a buffer would double, and the memory it leaves (kept by
+            // the allocator) would not fit it again: a batch a little larger than the first
+            // would add half as much again to the import's peak. A new one has room to
+            // spare, which is not touched (nor resident) until a batch needs it.
             drop(std::mem::take(&mut items));
             items = Vec::with_capacity(total + total / 4);
         }
-        items.resize(total, T::default());
-        Groups {
+        Placing {
             items,
             next: counts.clone(),
             offsets: counts,
@@ -214,13 +264,47 @@ impl<T: Copy + Default + Send> Groups<T> {
     #[inline]
     fn push(&mut self, g: usize, item: T) {
         if let Some(slot) = self.next.get_mut(g) {
-            if let Some(e) = self.items.get_mut(*slot) {
-                *e = item;
+            if let Some(e) = self.items.spare_capacity_mut().get_mut(*slot) {
+                e.write(item);
             }
             *slot += 1;
         }
     }
 
+    /// The groups, once every one has had as many items pushed as counted. Written in place,
+    /// the items are not filled with defaults first: a pass over tens of megabytes a batch,
+    /// all overwritten at once.
+    fn finish(mut self) -> Groups<T> {
+        let total = self.offsets.last().copied().unwrap_or(0);
+        let full = total <= self.items.capacity()
+            && self.offsets.first() == Some(&0)
+            && self
+                .offsets
+                .windows(2)
+                .zip(&self.next)
+                .all(|(w, &next)| w[0] <= w[1] && next == w[1]);
+        if full {
+            // SAFETY: the groups' ranges `offsets[g]..offsets[g + 1]` are in order and
+            // cover `0..total` (checked above), and `total` is within the capacity. Group
+            // `g`'s items went to `offsets[g]`, `offsets[g] + 1`, ... up to `next[g]`, which
+            // is `offsets[g + 1]` now (checked above; it only ever grew by one): every slot
+            // below `total` is within the capacity and was written by `push` with an
+            // initialized `T` (`Copy`, so there is nothing to drop).
+            unsafe { self.items.set_len(total) };
+        } else {
+            // The counting and the placing disagree: a bug, not a matter of input.
+            debug_assert!(full, "groups placed unlike counted");
+            self.items.clear();
+            self.items.resize(total, T::default());
+        }
+        Groups {
+            items: self.items,
+            offsets: self.offsets,
+        }
+    }
+}
+
+impl<T: Copy + Send> Groups<T> {
     /// Sorts each group on its own, in parallel: much faster than one sort of millions of
     /// items. Items are placed in (game, ply) order, so a stable key need not name them.
     fn sort_each<K: Ord>(&mut self, key: impl Fn(&T) -> K + Sync) {
@@ -278,39 +362,57 @@ fn sort_by_hash(
         insertion_sort_by_hash(entries);
         return;
     }
-    // About one digit per entry, from the bits below the shared ones.
-    let bits = (usize::BITS - (n - 1).leading_zeros())
+    // About one digit per two entries, from the bits below the shared ones: runs of two
+    // cost less to sort by insertion than twice as many counters to clear, sum and read.
+    let bits = (usize::BITS - (n - 1).leading_zeros() - 1)
         .min(16)
         .min(64 - shared);
-    let digit = |hash: u64| ((hash << shared) >> (64 - bits)) as usize;
+    // The shared bits include the 8 the entries leave out: the key's digits are the hash's.
+    let digit = |key: u64| ((key << shared) >> (64 - bits)) as usize;
     counts.clear();
     counts.resize((1 << bits) + 1, 0);
     for e in entries.iter() {
-        counts[digit(e.hash) + 1] += 1;
+        counts[digit(e.key()) + 1] += 1;
     }
-    for d in 1..counts.len() {
-        counts[d] += counts[d - 1];
+    let (mut sum, mut longest) = (0, 0);
+    for c in counts.iter_mut() {
+        longest = longest.max(*c);
+        sum += *c;
+        *c = sum;
     }
-    scratch.clear();
-    scratch.resize(n, Entry::default());
+    // The scratch is overwritten below: filled with defaults only where it grows.
+    if scratch.len() < n {
+        scratch.resize(n, Entry::default());
+    }
+    let scratch = &mut scratch[..n];
     for e in entries.iter() {
-        let slot = &mut counts[digit(e.hash)];
-        scratch[*slot] = *e;
+        let slot = &mut counts[digit(e.key())];
+        if let Some(s) = scratch.get_mut(*slot) {
+            *s = *e;
+        }
         *slot += 1;
     }
-    // Each digit's entries now end where the next digit's start.
+    // Each digit's entries now end where the next digit's start, and go back sorted.
+    if longest <= SMALL_SORT {
+        // Runs are short: one insertion pass sorts them all, since an entry moves back only
+        // past larger hashes, which are all of its own digit.
+        insertion_sort_into(scratch, entries);
+        return;
+    }
     let mut start = 0;
     for &end in &counts[..1 << bits] {
-        let run = &mut scratch[start..end];
-        if run.len() > SMALL_SORT {
+        let (from, to) = (&scratch[start..end], &mut entries[start..end]);
+        if from.len() > SMALL_SORT {
             // Many entries with one digit: positions played in many games, mostly.
-            run.sort_by_key(|e| e.hash);
-        } else if run.len() > 1 {
-            insertion_sort_by_hash(run);
+            to.copy_from_slice(from);
+            to.sort_by_key(|e| e.key());
+        } else if let ([e], [slot]) = (from, &mut *to) {
+            *slot = *e;
+        } else {
+            insertion_sort_into(from, to);
         }
         start = end;
     }
-    entries.copy_from_slice(scratch);
 }
 
 /// Runs of at most this many entries are sorted by insertion.
@@ -321,11 +423,25 @@ fn insertion_sort_by_hash(entries: &mut [Entry]) {
     for i in 1..entries.len() {
         let e = entries[i];
         let mut j = i;
-        while j > 0 && entries[j - 1].hash > e.hash {
+        while j > 0 && entries[j - 1].key() > e.key() {
             entries[j] = entries[j - 1];
             j -= 1;
         }
         entries[j] = e;
+    }
+}
+
+/// Copies `from` into `to` (as long) sorted stably by hash, by insertion: for entries in
+/// runs of a few.
+fn insertion_sort_into(from: &[Entry], to: &mut [Entry]) {
+    let n = from.len().min(to.len());
+    for (i, &e) in from[..n].iter().enumerate() {
+        let mut j = i;
+        while j > 0 && to[j - 1].key() > e.key() {
+            to[j] = to[j - 1];
+            j -= 1;
+        }
+        to[j] = e;
     }
 }
 
@@ -425,26 +541,42 @@ fn prepare_reusing<G: Into<ReadyGame> + Send>(games: Vec<G>, entries: Vec<Entry>
             }
         }
     }
-    let mut entries = Groups::reusing(counts, entries);
-    let mut covered = Groups::new(covered_counts);
-    let mut visits = Groups::new(visit_counts);
+    let mut entries = Placing::new(counts, entries);
+    let mut covered = Placing::new(covered_counts, Vec::new());
+    let mut visits = Placing::new(visit_counts, Vec::new());
     // Games in order and plies in order: each group is filled in (game, ply) order.
     for (i, (g, &vn)) in games.iter_mut().zip(&numbers).enumerate() {
         let Ok(d) = g else { continue };
         let game = i as u32;
-        let no_returns = d.tree.returns.is_empty();
-        for (ply, &hash) in d.hashes.iter().enumerate() {
-            let ply = ply as u16;
-            let e = Entry {
-                hash,
-                game,
-                ply,
-                mv: move_at(&d.moves_blob, ply),
+        // The moves are read in ply order; after the last move, `move_at` says there is none.
+        let mut moves = d.moves_blob.chunks_exact(MOVE_BYTES);
+        let mut entry = |hash: u64, ply: u16| {
+            let mv = match moves.next() {
+                Some(&[a, b, c]) => [a, b, c],
+                _ => move_at(&d.moves_blob, ply),
             };
-            if ply < TREE_PLIES || (!no_returns && d.tree.covers(ply)) {
-                covered.push(tree_group(vn, hash), e);
-            } else {
-                entries.push(group(vn, hash), e);
+            Entry::new(hash, game, ply, mv)
+        };
+        let (first, later) = d.hashes.split_at(d.hashes.len().min(TREE_PLIES as usize));
+        for (ply, &hash) in first.iter().enumerate() {
+            covered.push(tree_group(vn, hash), entry(hash, ply as u16));
+        }
+        // Plies fit in 16 bits (a game has at most `u16::MAX` moves).
+        let later = later
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| (TREE_PLIES + i as u16, h));
+        if d.tree.returns.is_empty() {
+            for (ply, hash) in later {
+                entries.push(group(vn, hash), entry(hash, ply));
+            }
+        } else {
+            for (ply, hash) in later {
+                if d.tree.covers(ply) {
+                    covered.push(tree_group(vn, hash), entry(hash, ply));
+                } else {
+                    entries.push(group(vn, hash), entry(hash, ply));
+                }
             }
         }
         for v in &d.tree.visits {
@@ -463,6 +595,9 @@ fn prepare_reusing<G: Into<ReadyGame> + Send>(games: Vec<G>, entries: Vec<Entry>
         d.hashes = Vec::new();
         d.tree = GameTree::default();
     }
+    let mut entries = entries.finish();
+    let mut covered = covered.finish();
+    let mut visits = visits.finish();
     entries.sort_each_by_hash(BUCKET_BITS);
     covered.sort_each_by_hash(TREE_BUCKET_BITS);
     visits.sort_each(|v| (v.hash, v.check, v.mv, v.game));
@@ -998,8 +1133,9 @@ pub(crate) fn write_index(
             blob.clear();
             let mut count = 0;
             for e in prepared.covered.group(vn * tree_buckets + b) {
-                if let Some(Some(game)) = fields.get(e.game as usize) {
-                    blob.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
+                if let Some(Some(game)) = fields.get(e.game() as usize) {
+                    let hash = e.hash(b as u64, TREE_BUCKET_BITS);
+                    blob.extend_from_slice(&game.entry(hash, e.ply(), e.mv()));
                     count += 1;
                 }
             }
@@ -1008,8 +1144,9 @@ pub(crate) fn write_index(
             beyond.clear();
             for fb in buckets_of_tree_bucket(b as i64) {
                 for e in prepared.entries.group(vn * buckets + fb as usize) {
-                    if let Some(Some(game)) = fields.get(e.game as usize) {
-                        beyond.extend_from_slice(&game.entry(e.hash, e.ply, e.mv));
+                    if let Some(Some(game)) = fields.get(e.game() as usize) {
+                        let hash = e.hash(fb as u64, BUCKET_BITS);
+                        beyond.extend_from_slice(&game.entry(hash, e.ply(), e.mv()));
                         count += 1;
                     }
                 }
