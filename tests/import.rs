@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 mod cli_common;
 
-use cli_common::{count, integrity, kabir, samples};
+use cli_common::{count, generated, integrity, kabir, samples};
 
 #[test]
 fn samples_import_once_and_reimport_adds_nothing() {
@@ -490,20 +490,7 @@ fn the_new_variants_import_and_their_positions_are_found() {
 fn batches_end_at_their_memory_and_store_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let games = dir.path().join("games.pgn");
-    kabir()
-        .args([
-            "generate",
-            "--variant",
-            "tamerlane",
-            "-n",
-            "300",
-            "--seed",
-            "7",
-            "-o",
-        ])
-        .arg(&games)
-        .assert()
-        .code(0);
+    generated(&games, "tamerlane", 300, 7);
     let import = |name: &str, args: &[&str]| {
         let db = dir.path().join(name);
         let out = kabir()

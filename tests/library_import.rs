@@ -5,7 +5,7 @@ mod cli_common;
 
 use std::fs::File;
 
-use cli_common::{kabir, samples};
+use cli_common::{generated, kabir, samples};
 use kabir::db::{Database, ImportEvents, ImportOptions, Origin};
 use kabir::notation::game::RawGame;
 
@@ -156,20 +156,7 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
 fn the_last_batches_are_cut_smaller_when_the_input_size_is_known() {
     let dir = tempfile::tempdir().unwrap();
     let games = dir.path().join("games.pgn");
-    kabir()
-        .args([
-            "generate",
-            "--variant",
-            "tamerlane",
-            "-n",
-            "3000",
-            "--seed",
-            "5",
-            "-o",
-        ])
-        .arg(&games)
-        .assert()
-        .code(0);
+    generated(&games, "tamerlane", 3000, 5);
     let size = std::fs::metadata(&games).unwrap().len();
     // Two threads read the input, as on a two-core machine, whatever this one has: how far
     // reading runs ahead of the games depends on their number.

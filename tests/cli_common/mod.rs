@@ -34,3 +34,13 @@ pub fn integrity(db: &Path) -> String {
     conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap()
 }
+
+/// Writes `games` random games of `variant` (seeded) to `path` with `kabir generate`.
+pub fn generated(path: &Path, variant: &str, games: u32, seed: u64) {
+    kabir()
+        .args(["generate", "--variant", variant, "-n", &games.to_string()])
+        .args(["--seed", &seed.to_string(), "-o"])
+        .arg(path)
+        .assert()
+        .code(0);
+}
