@@ -725,10 +725,8 @@ fn write_move(
     mark: &str,
     glyph: Option<&str>,
 ) {
-    let (before, now, fresh) = line;
-    let (n, side) = *now;
-    if side == Color::White || *fresh {
-        w.push_move_number(n, side == Color::Black);
+    if let Some((n, black)) = take_turn(line) {
+        w.push_move_number(n, black);
     }
     let token = if mark.is_empty() && glyph.is_none() {
         text
@@ -740,6 +738,15 @@ fn write_move(
         t.as_str()
     };
     w.push_word(token);
+}
+
+/// Moves `line` (see [`write_move`]) past one move; returns the move number to write before
+/// that move, if it needs one: the number, and whether it is Black's.
+#[inline(always)]
+fn take_turn(line: &mut (Turn, Turn, bool)) -> Option<(u32, bool)> {
+    let (before, now, fresh) = line;
+    let (n, side) = *now;
+    let number = (side == Color::White || *fresh).then_some((n, side == Color::Black));
     *before = *now;
     *now = if side == Color::White {
         (n, Color::Black)
@@ -747,6 +754,7 @@ fn write_move(
         (n + 1, Color::White)
     };
     *fresh = false;
+    number
 }
 
 /// Writes the moves of a run of tokens (moves in their fast forms and move numbers) that
@@ -768,7 +776,6 @@ fn write_run(
         return;
     };
     let mut words = w.words();
-    let (before, now, fresh) = line;
     for (j, tok) in run.iter().enumerate() {
         let TokenKind::Move(packed) = tok.kind else {
             continue;
@@ -787,9 +794,8 @@ fn write_run(
         else {
             continue;
         };
-        let (n, side) = *now;
-        if side == Color::White || *fresh {
-            words.move_number(n, side == Color::Black);
+        if let Some((n, black)) = take_turn(line) {
+            words.move_number(n, black);
         }
         let mark = if first + j + 1 == end as usize {
             c.mark
@@ -812,13 +818,6 @@ fn write_run(
             t.push_str(glyph.map_or("", |g| g.as_str()));
             words.word(t.as_bytes(), t.len());
         }
-        *before = *now;
-        *now = if side == Color::White {
-            (n, Color::Black)
-        } else {
-            (n + 1, Color::White)
-        };
-        *fresh = false;
     }
 }
 

@@ -360,23 +360,10 @@ impl Words<'_> {
             // Numbers mostly go up by one: the last one's digits, counted up, unless a
             // carry would lengthen them.
             let (last, token, digits) = &mut self.number;
-            let counted = *digits > 0
+            if *digits > 0
                 && last.checked_add(1) == Some(n)
-                && token
-                    .get_mut(..*digits)
-                    .and_then(|d| d.iter_mut().rev().find(|d| **d != b'9'))
-                    .is_some();
-            if counted {
-                if let Some(d) = token.get_mut(..*digits) {
-                    for d in d.iter_mut().rev() {
-                        if *d == b'9' {
-                            *d = b'0';
-                        } else {
-                            *d += 1;
-                            break;
-                        }
-                    }
-                }
+                && count_up(token.get_mut(..*digits).unwrap_or_default())
+            {
                 *last = n;
             } else {
                 let (mut fresh, len) = decimal(n);
@@ -414,6 +401,20 @@ impl Drop for Words<'_> {
         self.writer.line = self.column;
         self.writer.glue = self.glue;
     }
+}
+
+/// Adds one to the decimal `digits`; false (the digits left all `0`) when that needs one
+/// digit more.
+fn count_up(digits: &mut [u8]) -> bool {
+    for d in digits.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return true;
+        }
+    }
+    false
 }
 
 /// The decimal digits of `n`, left-aligned in 16 bytes, and their count.
