@@ -167,3 +167,15 @@ fn deep_variations_are_read_without_recursion() {
         Ok((&b""[..], inner.as_bytes()))
     );
 }
+
+/// Cases the random inputs once found, kept so that they are always read.
+#[test]
+fn the_reader_reads_found_cases_as_the_grammar() {
+    for text in [
+        // An open comment's second line starts with a byte-order mark: no column for it.
+        "{[Event \"x\"][Site \"\"][Event \"x\"]\n\u{feff}1.[Event \"x\"]{c}1.",
+        "1. e3 {a\r\n\u{feff}\u{feff}b}\r\u{feff}e6 {\n\u{feff}} *",
+    ] {
+        fuzz_common::reader_as_grammar(text.as_bytes());
+    }
+}

@@ -1307,8 +1307,9 @@ impl<R: BufRead> Reader<R> {
                 Some(_) => {
                     segment = self.line_end(j)?;
                     // A line of tag pairs inside an open comment starts the next game.
+                    // A byte-order mark starting the line takes no column there either.
                     let k = if self.is_bom(segment)? {
-                        segment + 3
+                        self.skip_bom(segment)
                     } else {
                         segment
                     };
@@ -1932,6 +1933,15 @@ mod tests {
             ]
         );
         assert_eq!(g[1].tag("Event").as_deref(), Some("x"));
+        // A comment's line started by one: what follows on that line is counted without it.
+        let g = &read("1. e3 {a\n\u{feff}b} e6 *".as_bytes())[0];
+        assert!(g.diagnostics.is_empty(), "{:?}", g.diagnostics);
+        let e6 = g
+            .tokens
+            .iter()
+            .find(|t| t.span.offset == 15)
+            .map(|t| t.span);
+        assert_eq!(e6.map(|s| (s.line, s.column)), Some((2, 4)));
         // Elsewhere it is no blank.
         let g = &read("1. e3 \u{feff} e6 *".as_bytes());
         assert_eq!(kinds(&g[0]), [DiagnosticKind::UnexpectedChar]);
