@@ -175,6 +175,11 @@ fn the_reader_reads_found_cases_as_the_grammar() {
         // An open comment's second line starts with a byte-order mark: no column for it.
         "{[Event \"x\"][Site \"\"][Event \"x\"]\n\u{feff}1.[Event \"x\"]{c}1.",
         "1. e3 {a\r\n\u{feff}\u{feff}b}\r\u{feff}e6 {\n\u{feff}} *",
+        // A second mark on a line is a character (of the comment here), counted.
+        "[Event \"x\"][Event \"x\"]{\n\u{feff}\u{feff}}1.",
+        // The file's mark, then the first line's.
+        "\u{feff}\u{feff}1.",
+        "\u{feff}\u{feff}\u{feff}1.",
     ] {
         fuzz_common::reader_as_grammar(text.as_bytes());
     }

@@ -374,7 +374,7 @@ pub fn reader_as_grammar(data: &[u8]) {
 
 /// Lines and columns of byte offsets, counted as notation spec 1.3 says: `\n`, `\r\n` and
 /// `\r` each end a line; columns count characters from 1, a byte-order mark at the start of a
-/// line not counted.
+/// line (and the file's own before it) not counted.
 struct Places {
     /// For each byte offset, its line and column.
     at: Vec<(u32, u32)>,
@@ -402,8 +402,12 @@ impl Places {
                 Some(_) if i == line_start && data[i..].starts_with(b"\xEF\xBB\xBF") => {
                     at.push((line, column));
                     at.push((line, column));
+                    // One per line, and one more for the file's own (files joined with
+                    // `cat`, the first of them empty but for its mark).
+                    if i == 0 {
+                        line_start = 3;
+                    }
                     i += 3;
-                    line_start = i;
                     continue;
                 }
                 Some(&b) => column += u32::from(b & 0xC0 != 0x80),
