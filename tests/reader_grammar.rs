@@ -51,23 +51,27 @@ fn games() -> impl Strategy<Value = String> {
         })
 }
 
-/// Games as written: tags, then movetext with every element, in a few layouts.
+/// Games as written: tags, then movetext with every element, in a few layouts, and lines
+/// (of tags, movetext or comments) started by a byte-order mark.
 fn valid_games() -> impl Strategy<Value = String> {
     #[rustfmt::skip]
     const MOVETEXT: &[&str] = &[
         "1.", "1. ", "12.", "12...", "...", "e4", "Nf3", "exd5", "Rxc10+", "e8=Q", "PPe5",
         "K:e2", "a10bc", "Nf3!?", "!?", "$14", "{c}", "{a\nb}", "; lc\n", "\n%esc\n", "(1. d3 e5)",
-        "(", ")", "12",
+        "(", ")", "12", "\n\u{feff}", "{x\n\u{feff}y}", "{\r\u{feff}\u{e9}}",
     ];
     (
-        prop::collection::vec(prop::sample::select(&FRAGMENTS[..6]), 0..4),
+        prop::collection::vec((prop::sample::select(&FRAGMENTS[..6]), any::<bool>()), 0..4),
         prop::collection::vec((prop::sample::select(MOVETEXT), 0u8..3), 0..30),
         prop::sample::select(&["1-0", "0-1", "1/2-1/2", "*", ""][..]),
         1usize..3,
     )
         .prop_map(|(tags, movetext, result, copies)| {
             let mut game = String::new();
-            for tag in tags {
+            for (tag, marked) in tags {
+                if marked {
+                    game.push('\u{feff}');
+                }
                 game.push_str(tag);
                 game.push('\n');
             }
