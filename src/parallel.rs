@@ -39,6 +39,9 @@ pub struct ReplayOptions {
     /// Report every move written in coordinate form, instead of one warning for a game
     /// written entirely so ([`Replay::group_coordinate_warnings`]).
     pub strict: bool,
+    /// The most bytes one game's text may take; `None` for the reader's default
+    /// ([`ReaderOptions::max_game_bytes`]).
+    pub max_game_bytes: Option<usize>,
 }
 
 /// Reads every game of `input` and replays it, both on all cores (see
@@ -59,9 +62,13 @@ where
     T: Send,
     E: From<ReadError>,
 {
+    let defaults = ReaderOptions::default();
     read_parallel(
         input,
-        ReaderOptions::default(),
+        ReaderOptions {
+            max_game_bytes: options.max_game_bytes.unwrap_or(defaults.max_game_bytes),
+            ..defaults
+        },
         |raw| {
             let mut r = if options.hashes {
                 replay(&raw, registry)

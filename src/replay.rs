@@ -56,6 +56,9 @@ pub enum ProblemKind {
     MovesAfterDraw,
     /// Warning: a tag whose name an earlier tag has; the first one counts.
     DuplicateTag,
+    /// The game's text is longer than the limit on one game: it was not read (see
+    /// [`DiagnosticKind::GameTooLarge`]).
+    GameTooLarge,
 }
 
 impl ProblemKind {
@@ -77,6 +80,7 @@ impl ProblemKind {
             ProblemKind::MissingResult => "missing-result",
             ProblemKind::MovesAfterDraw => "moves-after-draw",
             ProblemKind::DuplicateTag => "duplicate-tag",
+            ProblemKind::GameTooLarge => "game-too-large",
         }
     }
 
@@ -859,6 +863,10 @@ fn replay_with(raw: &RawGame, registry: &Registry, fast: bool, hashes: bool) -> 
         end_ply: None,
     };
     let syntax_error = reader_problems(&mut r, raw);
+    if raw.is_too_large() {
+        // Nothing of it was read: no tags to look at, no moves to replay.
+        return r;
+    }
     let Some((variant, start)) = variant_and_start(&mut r, raw, registry) else {
         return r;
     };
@@ -890,6 +898,7 @@ fn reader_problems(r: &mut Replay, raw: &RawGame) -> bool {
             DiagnosticKind::MoveNumberOutOfOrder { .. } => ProblemKind::MoveNumber,
             DiagnosticKind::MissingResult => ProblemKind::MissingResult,
             DiagnosticKind::DuplicateTag { .. } => ProblemKind::DuplicateTag,
+            DiagnosticKind::GameTooLarge { .. } => ProblemKind::GameTooLarge,
             _ => ProblemKind::Syntax,
         };
         let error = d.kind.severity() == Severity::Error;
@@ -905,6 +914,11 @@ fn reader_problems(r: &mut Replay, raw: &RawGame) -> bool {
                 ),
                 None => format!("expected {}", d.kind.expected()),
             },
+            DiagnosticKind::GameTooLarge { limit } => format!(
+                "the game is larger than {}, the most one game may take (--max-game-size): \
+                 it was not read, and reading goes on at the next line that starts with '['",
+                crate::notation::game::byte_size(limit)
+            ),
             _ => format!("expected {}", d.kind.expected()),
         };
         r.problems

@@ -5,32 +5,57 @@ use kabir::notation::reader::{Reader, ReaderOptions};
 use kabir::notation::san::SanPlus;
 use proptest::prelude::*;
 
-/// Reads everything, checking the invariants that hold for any input.
-fn check(input: &[u8]) -> Vec<RawGame> {
-    let games: Vec<RawGame> = Reader::new(input)
-        .collect::<Result<_, _>>()
-        .unwrap_or_else(|e| panic!("a byte slice cannot fail to read: {e}"));
-    // The games hold the input, in order; only blank space may be left over at the end.
-    let joined: Vec<u8> = games
-        .iter()
-        .flat_map(|g| g.source.iter().copied())
-        .collect();
-    assert!(input.starts_with(&joined));
-    // Blank space and byte-order marks (at the start of a line) hold no game.
-    let rest = &input[joined.len()..];
-    let mut blank = rest.to_vec();
+/// Whether `bytes` hold nothing but blank space, line ends and byte-order marks.
+fn is_blank(bytes: &[u8]) -> bool {
+    let mut blank = bytes.to_vec();
     while let Some(at) = blank.windows(3).position(|w| w == b"\xEF\xBB\xBF") {
         blank.drain(at..at + 3);
     }
-    assert!(
-        blank.iter().all(|b| b" \t\r\n\x0b\x0c".contains(b)),
-        "left over: {rest:?}"
-    );
+    blank.iter().all(|b| b" \t\r\n\x0b\x0c".contains(b))
+}
+
+/// Reads everything, checking the invariants that hold for any input.
+fn check(input: &[u8]) -> Vec<RawGame> {
+    check_with(input, ReaderOptions::default())
+}
+
+/// [`check`] with the reader's options.
+fn check_with(input: &[u8], options: ReaderOptions) -> Vec<RawGame> {
+    let games: Vec<RawGame> = Reader::with_options(input, options)
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("a byte slice cannot fail to read: {e}"));
+    // The games hold the input, in order: between them, and after the last, only blank
+    // space, unless a game too large to read (which holds no text) lies there.
     let mut offset = 0u64;
+    let mut after_too_large = false;
     for (n, g) in games.iter().enumerate() {
         assert_eq!(g.number, n as u64 + 1);
-        assert_eq!(g.source_offset, offset);
-        offset += g.source.len() as u64;
+        assert!(g.source_offset >= offset, "games go forward");
+        let gap = &input[offset as usize..g.source_offset as usize];
+        assert!(
+            after_too_large || is_blank(gap),
+            "left between games: {gap:?}"
+        );
+        if g.is_too_large() {
+            assert!(g.source.is_empty() && g.tokens.is_empty() && g.tags.is_empty());
+            assert_eq!(g.diagnostics.len(), 1);
+            // It starts a line, and says which.
+            let before = &input[..g.source_offset as usize];
+            let lines = before.iter().filter(|&&b| b == b'\n').count()
+                + before.iter().filter(|&&b| b == b'\r').count()
+                - before.windows(2).filter(|w| w == b"\r\n").count();
+            assert_eq!(g.start.line as usize, lines + 1);
+            assert!(g.start.offset == 0 || matches!(before.last(), Some(b'\n' | b'\r')));
+        } else {
+            assert!(input[g.source_offset as usize..].starts_with(&g.source));
+            assert!(
+                g.source.len() <= options.max_game_bytes,
+                "{}",
+                g.source.len()
+            );
+        }
+        after_too_large = g.is_too_large();
+        offset = g.source_offset + g.source.len() as u64;
         let end = g.source_offset + g.source.len() as u64;
         let spans = g
             .tags
@@ -54,6 +79,8 @@ fn check(input: &[u8]) -> Vec<RawGame> {
             assert!(span.line >= 1 && span.column >= 1);
         }
     }
+    let rest = &input[offset as usize..];
+    assert!(after_too_large || is_blank(rest), "left over: {rest:?}");
     games
 }
 
@@ -81,7 +108,12 @@ impl std::io::BufRead for Trickle<'_> {
 
 /// The games read a byte at a time are the games read all at once.
 fn same_in_pieces(input: &[u8], whole: &[RawGame]) {
-    let trickled: Vec<RawGame> = Reader::new(Trickle(input))
+    same_in_pieces_with(input, whole, ReaderOptions::default());
+}
+
+/// [`same_in_pieces`] with the reader's options.
+fn same_in_pieces_with(input: &[u8], whole: &[RawGame], options: ReaderOptions) {
+    let trickled: Vec<RawGame> = Reader::with_options(Trickle(input), options)
         .collect::<Result<_, _>>()
         .unwrap_or_else(|e| panic!("{e}"));
     assert_same_games(&trickled, whole, "read a byte at a time");
@@ -104,10 +136,15 @@ fn assert_same_games(games: &[RawGame], whole: &[RawGame], how: &str) {
 /// The games read on all cores, cut into blocks of `block` bytes, are the games read by one
 /// reader.
 fn same_in_parallel(input: &[u8], whole: &[RawGame], block: usize) {
+    same_in_parallel_with(input, whole, block, ReaderOptions::default());
+}
+
+/// [`same_in_parallel`] with the reader's options.
+fn same_in_parallel_with(input: &[u8], whole: &[RawGame], block: usize, options: ReaderOptions) {
     let mut games = Vec::new();
     kabir::notation::parallel::read_parallel_in_blocks(
         input,
-        ReaderOptions::default(),
+        options,
         block,
         |raw| raw,
         |number, mut raw: RawGame| {
@@ -118,6 +155,22 @@ fn same_in_parallel(input: &[u8], whole: &[RawGame], block: usize) {
     )
     .unwrap();
     assert_same_games(&games, whole, &format!("in blocks of {block}"));
+}
+
+/// [`pgnish`] text with long runs: games one a line, blank lines, long lines without a
+/// line end, zero bytes, tag lines.
+fn pgnish_long() -> impl Strategy<Value = Vec<u8>> {
+    let run = prop_oneof![
+        pgnish(),
+        (1usize..300).prop_map(|n| b"\n".repeat(n)),
+        (1usize..300).prop_map(|n| b" ".repeat(n)),
+        (1usize..300).prop_map(|n| b"\0".repeat(n)),
+        (1usize..300).prop_map(|n| b"x".repeat(n)),
+        (1usize..20).prop_map(|n| b"[Event \"1\"] [Variant \"Shatranj\"] 1. e3 *\n".repeat(n)),
+        (1usize..20).prop_map(|n| b"[A \"1\"]\n".repeat(n)),
+        (1usize..20).prop_map(|n| b"\r\n[".repeat(n)),
+    ];
+    prop::collection::vec(run, 0..8).prop_map(|parts| parts.concat())
 }
 
 /// Text made mostly of the characters that matter to the reader.
@@ -188,6 +241,18 @@ proptest! {
     fn reading_in_parallel_gives_the_same_games(input in pgnish(), block in 1usize..200) {
         let games = check(&input);
         same_in_parallel(&input, &games, block);
+    }
+
+    #[test]
+    fn games_over_a_limit_are_passed_alike_whole_in_pieces_and_in_parallel(
+        input in pgnish_long(),
+        limit in 1usize..400,
+        block in 1usize..120,
+    ) {
+        let options = ReaderOptions { max_game_bytes: limit, ..ReaderOptions::default() };
+        let games = check_with(&input, options);
+        same_in_pieces_with(&input, &games, options);
+        same_in_parallel_with(&input, &games, block, options);
     }
 
     #[test]

@@ -293,6 +293,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         batch_games: args.batch,
         batch_bytes: args.batch_memory.saturating_mul(1_000_000),
         strict: args.strict,
+        max_game_bytes: None,
     };
     let started = Instant::now();
     let mut reporter = Reporter {

@@ -126,6 +126,7 @@ pub fn replay_file_with<T: Send>(
         ReplayOptions {
             hashes: how.hashes,
             strict: how.strict,
+            max_game_bytes: None,
         },
         work,
         each,

@@ -27,6 +27,10 @@ pub struct ImportOptions {
     /// Report every move written in coordinate form in an invalid game, instead of one
     /// warning for a game written entirely so.
     pub strict: bool,
+    /// The most bytes one game's text may take; `None` for the reader's default
+    /// ([`ReaderOptions::max_game_bytes`](crate::notation::reader::ReaderOptions::max_game_bytes)).
+    /// A longer game is not stored: it is reported as invalid (`game-too-large`).
+    pub max_game_bytes: Option<usize>,
 }
 
 impl Default for ImportOptions {
@@ -35,6 +39,7 @@ impl Default for ImportOptions {
             batch_games: 5_000,
             batch_bytes: 52_000_000,
             strict: false,
+            max_game_bytes: None,
         }
     }
 }
@@ -426,6 +431,7 @@ where
         let how = ReplayOptions {
             hashes: true,
             strict: options.strict,
+            max_game_bytes: options.max_game_bytes,
         };
         replay_games(reader, registry, how, work, |number, made| {
             state.summary.read += 1;

@@ -100,6 +100,13 @@ pub enum DiagnosticKind {
     ResultInMovetext,
     /// So many errors that the rest of the game was skipped.
     TooManyErrors,
+    /// The game's text is longer than the reader's limit
+    /// ([`ReaderOptions::max_game_bytes`](super::reader::ReaderOptions::max_game_bytes)): it was
+    /// not read, and reading went on at the first line starting with `[` past the limit.
+    GameTooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// Warning: the game has no result at the end of its movetext.
     MissingResult,
     /// Warning: a move number that does not follow from the ones before it.
@@ -154,6 +161,13 @@ impl DiagnosticKind {
             DiagnosticKind::UnmatchedVariationEnd => "a '(' before this ')'",
             DiagnosticKind::ResultInMovetext => "the result only at the end of the main line",
             DiagnosticKind::TooManyErrors => "fewer errors (the rest of the game was skipped)",
+            DiagnosticKind::GameTooLarge { limit } => {
+                return Cow::Owned(format!(
+                    "a game of at most {} (this one is larger: it was not read, and reading \
+                     goes on at the next line that starts with '[')",
+                    byte_size(limit)
+                ));
+            }
             DiagnosticKind::MissingResult => "a result (1-0, 0-1, 1/2-1/2, *) after the movetext",
             DiagnosticKind::MoveNumberOutOfOrder { expected, black } => {
                 return Cow::Owned(format!(
@@ -166,6 +180,25 @@ impl DiagnosticKind {
                 "each tag name once (the first tag of a name counts, this one is ignored)"
             }
         })
+    }
+}
+
+/// A number of bytes as people write it: `16 MiB`, `300 KiB`, `12 bytes`.
+pub fn byte_size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit {
+            return if bytes % unit == 0 {
+                format!("{} {name}", bytes / unit)
+            } else {
+                format!("{:.1} {name}", bytes as f64 / unit as f64)
+            };
+        }
+    }
+    if bytes == 1 {
+        "1 byte".to_string()
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -191,9 +224,10 @@ pub struct RawGame {
     pub start: Span,
     /// Byte offset in the file of `source[0]`.
     pub source_offset: u64,
-    /// The exact bytes of the game, from the end of the previous game (so including blank
-    /// lines before it) to the start of the next. Writing them out unchanged reproduces the
-    /// game, for example in a file of rejected games.
+    /// The exact bytes of the game, from the start of its first line that is not blank to
+    /// the start of the next game (so including blank lines after it). Writing them out
+    /// unchanged reproduces the game, for example in a file of rejected games. Empty for a
+    /// game too large to read ([`DiagnosticKind::GameTooLarge`]).
     pub source: Vec<u8>,
     /// Tag pairs, in input order.
     pub tags: Vec<Tag>,
@@ -204,6 +238,34 @@ pub struct RawGame {
 }
 
 impl RawGame {
+    /// The game that stands for text too large to read: it starts at file offset `offset`,
+    /// the start of line `line`, and holds only its [`DiagnosticKind::GameTooLarge`].
+    pub(crate) fn too_large(offset: u64, line: u32, limit: u64) -> RawGame {
+        let start = Span {
+            offset,
+            len: 0,
+            line,
+            column: 1,
+        };
+        RawGame {
+            start,
+            source_offset: offset,
+            diagnostics: vec![Diagnostic {
+                kind: DiagnosticKind::GameTooLarge { limit },
+                span: start,
+            }],
+            ..RawGame::default()
+        }
+    }
+
+    /// Whether this stands for a game too large to read (see
+    /// [`DiagnosticKind::GameTooLarge`]): it has no text, tags or moves.
+    pub fn is_too_large(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| matches!(d.kind, DiagnosticKind::GameTooLarge { .. }))
+    }
+
     /// Empties the game so that its buffers can be filled again.
     pub fn clear(&mut self) {
         self.number = 0;

@@ -11,22 +11,50 @@
 //! ([`Reader::ended_open`]). If not (a comment left open, a game of tags only), that game is
 //! read again together with the next block, on the calling thread, so the answer never depends
 //! on where the cuts fell.
+//!
+//! Where no line that starts with `[` comes after another kind of line, any line starting
+//! with `[` will do (a file of one game a line). Where none comes for [`BLOCKS_WITHOUT_CUT`]
+//! blocks' worth of input (a long comment, a file of blank lines or of zero bytes), the block
+//! is cut at its last line end, or anywhere if it has none; its last game is then always read
+//! again with what follows. So no block grows past that size, and the reader's limit on one
+//! game ([`ReaderOptions::max_game_bytes`]) bounds what is held back: memory stays bounded
+//! whatever the input's shape.
 
 use std::io::{self, Read};
 
 use super::game::RawGame;
-use super::reader::{ReadError, Reader, ReaderOptions};
+use super::reader::{OpenSkip, ReadError, Reader, ReaderOptions, is_skip_blank};
 
 /// The size a block is cut at (a block grows past it to hold a longer game).
 pub const BLOCK: usize = 256 * 1024;
 
-/// A piece of the input that starts where a game may start.
+/// How many blocks' worth of input a block may grow to while no line starting with `[`
+/// comes: past that it is cut without one.
+pub const BLOCKS_WITHOUT_CUT: usize = 16;
+
+/// Where a block starts or ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Edge {
+    /// Before a line that starts with `[` (where a game may begin), or at the start of the
+    /// input.
+    Cut,
+    /// At the start of another line.
+    Line,
+    /// Inside a line.
+    Within,
+    /// At the end of the input (an end only).
+    End,
+}
+
+/// A piece of the input.
 #[derive(Debug)]
 struct Block {
     bytes: Vec<u8>,
     /// Where the block starts in the input: byte offset and line number.
     offset: u64,
     line: u32,
+    starts: Edge,
+    ends: Edge,
 }
 
 /// The number of line ends in `bytes` as the reader counts them: `\n`, `\r\n` and a lone
@@ -58,17 +86,42 @@ fn previous_line_is_tags(bytes: &[u8], at: usize) -> bool {
         == Some(&b'[')
 }
 
-/// The last place at or after `from` in `bytes` where a block may end: a line starting with
-/// `[` whose previous line does not.
+/// The last place at or after `from` in `bytes` where a block may end before a game: a line
+/// starting with `[` whose previous line does not, else any line starting with `[`.
 fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
     let mut end = bytes.len();
+    let mut any = None;
     while end > from {
-        let at = bytes.get(from..end)?.iter().rposition(|&b| b == b'[')? + from;
-        if at > 0
-            && matches!(bytes.get(at - 1), Some(b'\n' | b'\r'))
-            && !previous_line_is_tags(bytes, at)
-        {
-            return Some(at);
+        let Some(at) = bytes
+            .get(from..end)
+            .and_then(|part| part.iter().rposition(|&b| b == b'['))
+        else {
+            break;
+        };
+        let at = at + from;
+        if at > 0 && matches!(bytes.get(at - 1), Some(b'\n' | b'\r')) {
+            if !previous_line_is_tags(bytes, at) {
+                return Some(at);
+            }
+            any = any.or(Some(at));
+        }
+        end = at;
+    }
+    any
+}
+
+/// The start of the last line that starts at or after `from` in `bytes`, where the line end
+/// before it is certain: a `\r` at the very end may be the first half of `\r\n`.
+fn last_line_start(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut end = bytes.len();
+    while end > from {
+        let at = memchr::memrchr2(b'\n', b'\r', bytes.get(..end)?)?;
+        let next = at + 1;
+        if next < from {
+            return None;
+        }
+        if bytes[at] == b'\n' || next < bytes.len() && bytes[next] != b'\n' {
+            return Some(next);
         }
         end = at;
     }
@@ -80,11 +133,14 @@ struct Cutter<R> {
     inner: R,
     /// The size blocks are cut at.
     size: usize,
+    /// The most a block grows to without a cut before a game.
+    most: usize,
     /// Bytes read but not yet handed out in a block.
     pending: Vec<u8>,
-    /// Where `pending` starts in the input.
+    /// Where `pending` starts in the input, and how.
     offset: u64,
     line: u32,
+    starts: Edge,
     eof: bool,
 }
 
@@ -94,10 +150,12 @@ impl<R: Read> Cutter<R> {
         Cutter {
             inner,
             size,
+            most: size.saturating_mul(BLOCKS_WITHOUT_CUT),
             // A block and the read that ends it, without growing on the way.
             pending: Vec::with_capacity(size.saturating_add(64 * 1024).min(1 << 24)),
             offset: 0,
             line: 1,
+            starts: Edge::Cut,
             eof: false,
         }
     }
@@ -124,33 +182,57 @@ impl<R: Read> Cutter<R> {
     /// The next block, or `None` at the end of the input.
     fn next_block(&mut self) -> Result<Option<Block>, ReadError> {
         let mut want = self.size;
-        let cut = loop {
+        let (cut, ends) = loop {
             self.fill(want)?;
             if self.eof {
-                break self.pending.len();
+                break (self.pending.len(), Edge::End);
             }
             // The cut is looked for in the second half, so blocks are not tiny; a block
-            // grows until it holds one.
+            // grows until it holds one, or until it is as large as a block may grow.
             if let Some(at) = find_cut(&self.pending, want / 2) {
-                break at;
+                break (at, Edge::Cut);
+            }
+            if want >= self.most {
+                if let Some(at) = find_cut(&self.pending, 1) {
+                    break (at, Edge::Cut);
+                }
+                if let Some(at) = last_line_start(&self.pending, 1) {
+                    break (at, Edge::Line);
+                }
+                // Not between the two bytes of a `\r\n`, which count as one line end.
+                let at = self.pending.len();
+                let at = if self.pending.last() == Some(&b'\r') {
+                    at - 1
+                } else {
+                    at
+                };
+                break (at, Edge::Within);
             }
             want = want.saturating_mul(2);
         };
         if cut == 0 {
             return Ok(None);
         }
-        // The bytes after the cut start the next block, in a buffer as roomy as this one.
-        let mut rest = Vec::with_capacity(self.pending.capacity());
+        // The bytes after the cut start the next block, in a buffer with room for a block.
+        let mut rest = Vec::with_capacity(
+            self.size
+                .saturating_add(64 * 1024)
+                .min(1 << 24)
+                .max(self.pending.len() - cut),
+        );
         rest.extend_from_slice(self.pending.get(cut..).unwrap_or(&[]));
         self.pending.truncate(cut);
         let bytes = std::mem::replace(&mut self.pending, rest);
         let block = Block {
             offset: self.offset,
             line: self.line,
+            starts: self.starts,
+            ends,
             bytes,
         };
         self.offset += cut as u64;
         self.line = self.line.saturating_add(count_lines(&block.bytes));
+        self.starts = ends;
         Ok(Some(block))
     }
 }
@@ -166,13 +248,25 @@ struct BlockGames<T> {
 
 /// The end of a piece of input whose reading depends on what follows it.
 enum Tail {
-    /// Nothing: its last game ended where a `[` line begins a new one.
+    /// Nothing: its last game ended where it did, or nothing was left open.
     None,
     /// Its last game, which ran to the end and might go on (a comment left open, a game of
-    /// tags only), as a block of its own. It was not worked on.
+    /// tags only, a block cut without a game's start after it), as a block of its own; or
+    /// the start of a line of blank space that the block's end cut. It was not worked on.
     Game(Block),
-    /// It held no game, only blank space, which belongs to the next game's source.
-    Blank,
+    /// A game too large to read, being passed when the piece ended.
+    Skip(OpenSkip),
+}
+
+/// What the calling thread holds between blocks.
+enum Between {
+    /// Nothing: the next block is read as the worker read it.
+    Nothing,
+    /// A game held back, with the blocks after it so far.
+    Held(Held),
+    /// A game too large is being passed: reading goes on at the next line that starts with
+    /// `[`. `text` says whether more than blank space was passed since its reader gave up.
+    Skip { skip: OpenSkip, text: bool },
 }
 
 /// A game held back, with the blocks after it so far.
@@ -181,8 +275,23 @@ struct Held {
     /// The size the bytes must reach before they are read again. A game longer than a block
     /// (a comment over many lines, tags mixed with comments) may be held again and again;
     /// read again at each block it would cost time quadratic in its length, read again only
-    /// once its bytes have doubled it costs at most about twice its length.
+    /// once its bytes have doubled it costs at most about twice its length. Reaching the
+    /// limit on one game, it is read again whatever its growth: then it is known to be too
+    /// large.
     due: usize,
+}
+
+impl Held {
+    fn new(block: Block, options: ReaderOptions) -> Held {
+        let len = block.bytes.len();
+        Held {
+            due: len
+                .saturating_mul(2)
+                .min(options.max_game_bytes.saturating_add(1))
+                .max(len.saturating_add(1)),
+            block,
+        }
+    }
 }
 
 /// Reads every game of a block and works on each, except a last game that may go on in the
@@ -192,7 +301,13 @@ fn read_all<T>(
     options: ReaderOptions,
     work: &(impl Fn(RawGame) -> T + Sync),
 ) -> BlockGames<T> {
-    let (offset, line) = (block.offset, block.line);
+    let Block {
+        offset,
+        line,
+        starts,
+        ends,
+        ..
+    } = block;
     let mut reader = Reader::of_bytes(block.bytes, options, offset, line);
     let mut games = Vec::new();
     let mut last: Option<RawGame> = None;
@@ -203,27 +318,93 @@ fn read_all<T>(
             games.push(work(done));
         }
     }
-    let tail = match last {
-        None => Tail::Blank,
-        Some(raw) if reader.ended_open() => {
+    let (unread, unread_line) = reader.unread();
+    let tail = if let Some(skip) = reader.open_skip() {
+        // The last game, if any, is the one too large: it is given whole.
+        if let Some(raw) = last {
             games.push(work(raw));
-            Tail::None
         }
-        Some(raw) => {
-            let line = first_line(&raw);
-            Tail::Game(Block {
-                bytes: raw.source,
-                offset: raw.source_offset,
-                line,
-            })
+        match ends {
+            // The skip goes on in what follows; at the end of the input or before a line
+            // starting with `[`, it ends there.
+            Edge::Line | Edge::Within => Tail::Skip(skip),
+            Edge::Cut | Edge::End => Tail::None,
+        }
+    } else {
+        match last {
+            Some(raw) if ends == Edge::End || ends == Edge::Cut && reader.ended_open() => {
+                games.push(work(raw));
+                Tail::None
+            }
+            Some(raw) => {
+                let line = first_line(&raw);
+                Tail::Game(Block {
+                    bytes: raw.source,
+                    offset: raw.source_offset,
+                    line,
+                    starts: Edge::Cut,
+                    ends,
+                })
+            }
+            // Blank space only: a line the block's end cut may go on with a game.
+            None if ends == Edge::Within => {
+                let at = usize::try_from(unread.saturating_sub(offset)).unwrap_or(usize::MAX);
+                let bytes = reader.into_bytes();
+                let fragment = bytes.get(at..).unwrap_or(&[]).to_vec();
+                let block = Block {
+                    bytes,
+                    offset,
+                    line,
+                    starts,
+                    ends,
+                };
+                let tail = if fragment.is_empty() {
+                    Tail::None
+                } else {
+                    Tail::Game(Block {
+                        bytes: fragment,
+                        offset: unread,
+                        line: unread_line,
+                        starts: Edge::Cut,
+                        ends,
+                    })
+                };
+                return BlockGames { block, games, tail };
+            }
+            None => Tail::None,
         }
     };
     let block = Block {
         bytes: reader.into_bytes(),
         offset,
         line,
+        starts,
+        ends,
     };
     BlockGames { block, games, tail }
+}
+
+/// Where a skip past a game too large ends in `block`: the first `[` in it that starts a
+/// line.
+fn resume_point(block: &Block) -> Option<usize> {
+    let bytes = &block.bytes;
+    memchr::memchr_iter(b'[', bytes).find(|&p| match p.checked_sub(1) {
+        Some(q) => matches!(bytes.get(q), Some(b'\n' | b'\r')),
+        None => matches!(block.starts, Edge::Cut | Edge::Line),
+    })
+}
+
+/// The part of `block` from byte `at`, a line start, as a block of its own.
+fn block_from(mut block: Block, at: usize) -> Block {
+    let before = block.bytes.get(..at).unwrap_or(&[]);
+    let line = block.line.saturating_add(count_lines(before));
+    block.bytes.drain(..at.min(block.bytes.len()));
+    Block {
+        offset: block.offset + at as u64,
+        line,
+        starts: Edge::Cut,
+        ..block
+    }
 }
 
 /// Reads every game of `input` on all cores, hands each game to `work` (on the thread that
@@ -233,8 +414,9 @@ fn read_all<T>(
 ///
 /// The calling thread cuts the input and hands out the results; as many worker threads as
 /// rayon would use read and work. Memory holds a few blocks per worker and what `work` gave
-/// for their games, whatever the input's size. Stops at the first error of reading the input
-/// or of `each`.
+/// for their games, and at most one game held back (no larger than
+/// [`ReaderOptions::max_game_bytes`]), whatever the input's size or shape. Stops at the first
+/// error of reading the input or of `each`.
 pub fn read_parallel<R, T, E>(
     input: R,
     options: ReaderOptions,
@@ -267,9 +449,10 @@ where
     let ahead = 2 * workers;
     let mut cutter = Cutter::new(input, block);
     let mut number = 0u64;
-    // A last game that ended not at a certain boundary (or blank space): it is read again
-    // with the blocks after it, once they hold as many bytes as it does (see `Held`).
-    let mut tail: Option<Held> = None;
+    let limit = options.max_game_bytes as u64;
+    // What the calling thread holds between blocks: a last game that ended not at a certain
+    // boundary, or a skip past a game too large.
+    let mut between = Between::Nothing;
     let mut emit = |games: Vec<T>, each: &mut dyn FnMut(u64, T) -> Result<(), E>| {
         for out in games {
             number += 1;
@@ -295,7 +478,16 @@ where
                     // A bug that panics here must not leave the caller waiting for this block.
                     let offset = block.offset;
                     let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_all(block, options, work)
+                        if block.starts == Edge::Within {
+                            // Never read on its own: it goes on with what came before.
+                            BlockGames {
+                                block,
+                                games: Vec::new(),
+                                tail: Tail::None,
+                            }
+                        } else {
+                            read_all(block, options, work)
+                        }
                     }));
                     let result = read.map_err(|_| offset);
                     if results_out.send((i, result)).is_err() {
@@ -348,39 +540,63 @@ where
                 }
             };
             done += 1;
-            // A game held back is read again with this block, or later with more.
-            let r = match tail.take() {
-                None => r,
-                Some(mut held) => {
+            let r = match std::mem::replace(&mut between, Between::Nothing) {
+                Between::Nothing => r,
+                // A game held back is read again with this block, or later with more.
+                Between::Held(mut held) => {
                     held.block.bytes.extend_from_slice(&r.block.bytes);
+                    held.block.ends = r.block.ends;
                     if held.block.bytes.len() < held.due {
-                        tail = Some(held);
+                        between = Between::Held(held);
                         continue;
                     }
                     read_all(held.block, options, &work)
                 }
+                Between::Skip { skip, text } => match resume_point(&r.block) {
+                    None => {
+                        let text = text || r.block.bytes.iter().any(|&b| !is_skip_blank(b));
+                        between = Between::Skip { skip, text };
+                        continue;
+                    }
+                    Some(at) => {
+                        let before = r.block.bytes.get(..at).unwrap_or(&[]);
+                        let text = text || before.iter().any(|&b| !is_skip_blank(b));
+                        if !skip.reported && text {
+                            let raw = RawGame::too_large(skip.offset, skip.line, limit);
+                            emit(vec![work(raw)], &mut each)?;
+                        }
+                        if at == 0 {
+                            // The block starts a line, and its worker read it from there.
+                            r
+                        } else {
+                            read_all(block_from(r.block, at), options, &work)
+                        }
+                    }
+                },
             };
-            tail = match r.tail {
-                Tail::None => None,
+            between = match r.tail {
+                Tail::None => Between::Nothing,
                 // The game ran to the end of the block; its bytes go on with the next ones.
-                Tail::Game(block) => Some(Held {
-                    due: block.bytes.len().saturating_mul(2),
-                    block,
-                }),
-                // Only blank space: it belongs to the source of the next game.
-                Tail::Blank => Some(Held {
-                    block: r.block,
-                    due: 0,
-                }),
+                Tail::Game(block) => Between::Held(Held::new(block, options)),
+                Tail::Skip(skip) => Between::Skip { skip, text: false },
             };
             emit(r.games, &mut each)?;
         }
         drop(to_workers);
-        // The input ended: a game held back ended there.
-        if let Some(Held { block: held, .. }) = tail.take() {
-            let mut reader = Reader::of_bytes(held.bytes, options, held.offset, held.line);
-            let games = std::iter::from_fn(|| reader.next().and_then(Result::ok)).map(&work);
-            emit(games.collect(), &mut each)?;
+        // The input ended: a game held back ended there, and so did a skip.
+        match std::mem::replace(&mut between, Between::Nothing) {
+            Between::Nothing => {}
+            Between::Held(mut held) => {
+                held.block.ends = Edge::End;
+                let r = read_all(held.block, options, &work);
+                emit(r.games, &mut each)?;
+            }
+            Between::Skip { skip, text } => {
+                if text && !skip.reported {
+                    let raw = RawGame::too_large(skip.offset, skip.line, limit);
+                    emit(vec![work(raw)], &mut each)?;
+                }
+            }
         }
         Ok(())
     })
@@ -432,7 +648,31 @@ mod tests {
         let text = b"[A \"1\"]\n[B \"2\"]\n\n1. e4 *\n\n[A \"3\"]\n[B \"4\"]\n\n1. d4 *\n";
         let at = find_cut(text, 0).unwrap();
         assert_eq!(&text[at..at + 7], b"[A \"3\"]");
-        assert_eq!(find_cut(text, at + 1), None);
-        assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n", 0), None);
+        // Past it, only a tag line after another one is left: the cut of last resort.
+        let last = find_cut(text, at + 1).unwrap();
+        assert_eq!(&text[last..last + 7], b"[B \"4\"]");
+        assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n", 0), Some(8));
+        assert_eq!(find_cut(b"[A \"1\"] [B \"2\"] 1. e3 *", 0), None);
+    }
+
+    #[test]
+    fn one_game_a_line_is_cut_between_games() {
+        let text = "[Event \"1\"] [Variant \"Shatranj\"] 1. e3 *\n".repeat(100);
+        let at = find_cut(text.as_bytes(), text.len() / 2).unwrap();
+        assert!(text[..at].ends_with("*\n"), "{at}");
+    }
+
+    #[test]
+    fn a_block_without_a_game_start_is_cut_at_a_line_end_or_within_a_line() {
+        assert_eq!(last_line_start(b"ab\ncd\nef", 1), Some(6));
+        assert_eq!(last_line_start(b"ab\ncd\n", 1), Some(6));
+        // A `\r` at the end may be half of `\r\n`.
+        assert_eq!(last_line_start(b"ab\rcd\r", 1), Some(3));
+        assert_eq!(last_line_start(b"abcd", 1), None);
+        let text = "{ a long comment with no line end ".repeat(10);
+        let mut cutter = Cutter::new(text.as_bytes(), 4);
+        let first = cutter.next_block().unwrap().unwrap();
+        assert_eq!((first.starts, first.ends), (Edge::Cut, Edge::Within));
+        assert_eq!(first.bytes.len(), 4 * BLOCKS_WITHOUT_CUT);
     }
 }

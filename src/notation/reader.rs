@@ -43,19 +43,77 @@ pub struct ReadError {
     pub source: io::Error,
 }
 
+/// The default of [`ReaderOptions::max_game_bytes`]: 16 MiB, far beyond any game written by
+/// hand or by a program (a game of 65,535 plies, the most a database stores, takes under
+/// 1 MiB), and small enough that reading one costs a bounded amount of memory.
+pub const DEFAULT_MAX_GAME_BYTES: usize = 16 << 20;
+
 /// Settings of a [`Reader`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReaderOptions {
     /// After this many errors in one game, the rest of the game is skipped (still read, to
     /// find where the next game starts, but not tokenised).
     pub max_errors_per_game: usize,
+    /// The most bytes one game's text may take. A game longer than this is not read: it
+    /// is given as a game of one error, [`DiagnosticKind::GameTooLarge`], and reading goes
+    /// on at the first line starting with `[` that begins at least this many bytes after
+    /// the game's start (notation spec, section 9.4). The reader's memory is bounded by
+    /// this, whatever the input.
+    pub max_game_bytes: usize,
 }
 
 impl Default for ReaderOptions {
     fn default() -> Self {
         ReaderOptions {
             max_errors_per_game: 100,
+            max_game_bytes: DEFAULT_MAX_GAME_BYTES,
         }
+    }
+}
+
+/// A skip past a game too large to read that reached the end of the reader's input without
+/// finding where the next game starts (see [`Reader::open_skip`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpenSkip {
+    /// Where the game started: file offset and line.
+    pub offset: u64,
+    pub line: u32,
+    /// Whether the game was given ([`DiagnosticKind::GameTooLarge`]): it had more than
+    /// blank space. A skip over blank space alone gives no game.
+    pub reported: bool,
+}
+
+/// Whether a byte is blank space to a skip over a game too large: blanks, line ends and the
+/// bytes of a byte-order mark.
+pub(crate) fn is_skip_blank(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | 0x0b | 0x0c | b'\n' | b'\r' | 0xEF | 0xBB | 0xBF
+    )
+}
+
+/// Counts line ends as the reader does (`\n`, `\r\n` and a lone `\r` are one each) over
+/// input given in pieces.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LineCounter {
+    /// Whether the last byte counted was `\r` (a `\n` right after it ends the same line).
+    after_cr: bool,
+}
+
+impl LineCounter {
+    /// The number of line ends that `bytes`, the next piece of the input, ends.
+    pub(crate) fn count(&mut self, bytes: &[u8]) -> u64 {
+        let Some(&last) = bytes.last() else {
+            return 0;
+        };
+        let newlines = memchr::memchr_iter(b'\n', bytes).count();
+        let returns = memchr::memchr_iter(b'\r', bytes).count();
+        let mut pairs = memchr::memmem::find_iter(bytes, b"\r\n").count();
+        if self.after_cr && bytes.first() == Some(&b'\n') {
+            pairs += 1;
+        }
+        self.after_cr = last == b'\r';
+        (newlines + returns - pairs) as u64
     }
 }
 
@@ -108,6 +166,26 @@ struct Scan {
     /// The end of the line of the last tag pair read (a buffer index): the first line end
     /// at or after any index from there up to it.
     line_end: Option<usize>,
+}
+
+/// How a game begins (see [`Reader::begin_game`]).
+enum Begin {
+    /// Its first line starts at this buffer index.
+    At(usize),
+    /// A line of blank space longer than the limit starts at `head`.
+    TooLarge,
+    /// The input holds nothing more but blank space.
+    End,
+}
+
+/// What passing a game too large gave (see [`Reader::pass_too_large`]).
+enum Passed {
+    /// The game too large, in the game given.
+    Game,
+    /// Nothing (the text passed was blank): reading goes on at the next game.
+    Resumed,
+    /// Nothing, and the input ended.
+    Ended,
 }
 
 /// Where reading goes on after an element.
@@ -380,6 +458,20 @@ pub struct Reader<R> {
     /// outside any comment: then a line starting with `[` after it would have begun the next
     /// game (see [`Reader::ended_open`]).
     ended_open: bool,
+    /// The buffer index the current game's reading may not reach: its start plus
+    /// [`ReaderOptions::max_game_bytes`] plus one. Input past it is not taken into the
+    /// buffer while the game is read, so a game that reaches it is longer than the limit,
+    /// and memory stays bounded by the limit whatever the input holds.
+    view_end: usize,
+    /// Input given whole ([`Reader::of_bytes`]) that lies past `view_end`, taken into the
+    /// buffer from `spill_at` on as the view moves.
+    spill: Vec<u8>,
+    spill_at: usize,
+    /// The line on which the current game starts (at `head`).
+    head_line: u32,
+    /// A skip past a game too large that ran to the end of the input (see
+    /// [`Reader::open_skip`]).
+    open_skip: Option<OpenSkip>,
 }
 
 impl Reader<io::Empty> {
@@ -395,13 +487,32 @@ impl Reader<io::Empty> {
         let mut r = Reader::starting_at(io::empty(), options, offset, line);
         r.buf = bytes;
         r.eof = true;
+        // Only the first game's view is in the buffer at first; the rest comes in as the
+        // view moves (see `fill`). Blocks are mostly smaller than the view, so this rarely
+        // copies anything.
+        r.set_view();
         r
     }
 
     /// The bytes given to [`Reader::of_bytes`], unchanged: a reader whose input has ended
     /// drops none of them.
-    pub(crate) fn into_bytes(self) -> Vec<u8> {
+    pub(crate) fn into_bytes(mut self) -> Vec<u8> {
+        if let Some(rest) = self.spill.get(self.spill_at..) {
+            self.buf.extend_from_slice(rest);
+        }
         self.buf
+    }
+
+    /// Where the input not yet given as a game starts: its file offset and line. After the
+    /// last game this is the start of a last line that holds only blank space, if any.
+    pub(crate) fn unread(&self) -> (u64, u32) {
+        (self.base + self.head as u64, self.line)
+    }
+
+    /// The skip past a game too large to read, if the input ended while it was still
+    /// looking for where the next game starts. Input that goes on continues the skip.
+    pub(crate) fn open_skip(&self) -> Option<OpenSkip> {
+        self.open_skip
     }
 }
 
@@ -435,6 +546,11 @@ impl<R: BufRead> Reader<R> {
             // then rarely grow (a reader per block of input starts here).
             last_sizes: (2048, 256, 10),
             ended_open: false,
+            view_end: options.max_game_bytes.saturating_add(1),
+            spill: Vec::new(),
+            spill_at: 0,
+            head_line: 1,
+            open_skip: None,
         }
     }
 
@@ -500,8 +616,40 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
-    /// Appends more input to the buffer. Returns false at the end of the input.
+    /// Sets the current game's view from its start, `head` (see `view_end`). Bytes already
+    /// in the buffer past it are set aside until the view reaches them.
+    fn set_view(&mut self) {
+        self.view_end = self
+            .head
+            .saturating_add(self.options.max_game_bytes)
+            .saturating_add(1);
+        if let Some(excess) = self.buf.get(self.view_end..)
+            && !excess.is_empty()
+        {
+            let mut spill = Vec::with_capacity(excess.len() + self.spill.len() - self.spill_at);
+            spill.extend_from_slice(excess);
+            spill.extend_from_slice(self.spill.get(self.spill_at..).unwrap_or(&[]));
+            self.spill = spill;
+            self.spill_at = 0;
+            self.buf.truncate(self.view_end);
+        }
+    }
+
+    /// Appends more input to the buffer, up to the current game's view. Returns false at the
+    /// end of the input, or of the view.
     fn fill(&mut self) -> io::Result<bool> {
+        let room = self.view_end.saturating_sub(self.buf.len()).min(CHUNK);
+        if room == 0 {
+            return Ok(false);
+        }
+        if let Some(rest) = self.spill.get(self.spill_at..)
+            && !rest.is_empty()
+        {
+            let n = room.min(rest.len());
+            self.buf.extend_from_slice(rest.get(..n).unwrap_or(rest));
+            self.spill_at += n;
+            return Ok(true);
+        }
         if self.eof {
             return Ok(false);
         }
@@ -517,7 +665,7 @@ impl<R: BufRead> Reader<R> {
             }
             // Take a bounded piece, so that memory stays bounded by the largest game even
             // when the source hands over everything at once (a byte slice does).
-            let n = chunk.len().min(CHUNK);
+            let n = chunk.len().min(room);
             self.buf.extend_from_slice(chunk.get(..n).unwrap_or(chunk));
             self.inner.consume(n);
             return Ok(true);
@@ -690,7 +838,36 @@ impl<R: BufRead> Reader<R> {
 
     /// Reads one game into `game`; false if the input held no more games.
     fn read_game(&mut self, game: &mut RawGame) -> io::Result<bool> {
-        let mut i = self.begin_game()?;
+        loop {
+            let passed = match self.begin_game()? {
+                Begin::End => return Ok(false),
+                Begin::At(i) => {
+                    let (end, scan, ended_open) = self.read_elements(game, i)?;
+                    if end < self.view_end {
+                        return Ok(self.end_game(game, &scan, end, ended_open));
+                    }
+                    // The game took its whole view: it is longer than the limit.
+                    game.clear();
+                    self.pass_too_large(game)?
+                }
+                Begin::TooLarge => self.pass_too_large(game)?,
+            };
+            match passed {
+                Passed::Game => return Ok(true),
+                Passed::Resumed => {}
+                Passed::Ended => return Ok(false),
+            }
+        }
+    }
+
+    /// Reads the elements of a game that starts at `i` (after blank lines); returns where
+    /// it ends, what was seen, and whether it ran to the end of the input outside a comment
+    /// after its movetext began.
+    fn read_elements(
+        &mut self,
+        game: &mut RawGame,
+        mut i: usize,
+    ) -> io::Result<(usize, Scan, bool)> {
         let mut scan = Scan {
             at_line_start: self.base + i as u64 == self.line_start,
             movetext: false,
@@ -753,12 +930,13 @@ impl<R: BufRead> Reader<R> {
                 Step::End(end) => break end,
             }
         };
-        Ok(self.end_game(game, &scan, end, ended_open))
+        Ok((end, scan, ended_open))
     }
 
-    /// Sets the reader up for a game; returns where it starts in the buffer (past a byte-order
-    /// mark that begins the input).
-    fn begin_game(&mut self) -> io::Result<usize> {
+    /// Sets the reader up for a game: passes the lines before it that hold only blank space
+    /// (and a byte-order mark at their start), which belong to no game, dropping them. Says
+    /// where the game's first line starts (past a byte-order mark that begins the input).
+    fn begin_game(&mut self) -> io::Result<Begin> {
         if !self.started {
             self.started = true;
             if self.peek(2)?.is_some() && self.buf.starts_with(b"\xEF\xBB\xBF") {
@@ -769,12 +947,112 @@ impl<R: BufRead> Reader<R> {
         self.lines.clear();
         self.lines.push(Line::MAIN);
         self.errors = 0;
-        let i = self.head;
-        if self.base == 0 && i == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
-            Ok(3)
-        } else {
-            Ok(i)
+        loop {
+            self.set_view();
+            self.head_line = self.line;
+            let i = if self.base == 0 && self.head == 0 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+                3
+            } else {
+                self.head
+            };
+            let mut j = i;
+            if self.base + j as u64 == self.line_start && self.is_bom(j)? {
+                j += 3;
+            }
+            let k = self.find(j, |b| !is_blank(b))?;
+            match self.peek(k)? {
+                Some(b'\n' | b'\r') => {
+                    let next = self.line_end(k)?;
+                    if next >= self.view_end {
+                        // Longer than the limit, with its line end (whose `\r\n` the view
+                        // may have cut in two: the skip counts its lines again).
+                        return Ok(Begin::TooLarge);
+                    }
+                    self.consume(next);
+                }
+                Some(_) => return Ok(Begin::At(i)),
+                // A blank line that runs past the view is longer than the limit.
+                None if self.buf.len() >= self.view_end => return Ok(Begin::TooLarge),
+                None => return Ok(Begin::End),
+            }
         }
+    }
+
+    /// Passes a game (or blank line) at `head` that is longer than the limit: reading goes
+    /// on at the first `[` that starts a line (right after its line end) at least
+    /// [`ReaderOptions::max_game_bytes`] bytes after the game's start. Unless everything
+    /// passed is blank space, `game` becomes the game too large to read.
+    fn pass_too_large(&mut self, game: &mut RawGame) -> io::Result<Passed> {
+        let start = self.base + self.head as u64;
+        let start_line = self.head_line;
+        let limit = self.options.max_game_bytes as u64;
+        let threshold = start.saturating_add(limit);
+        // The skip takes in the input as it goes; in a stream it keeps none of it.
+        self.view_end = usize::MAX;
+        let mut lines = LineCounter::default();
+        let mut line = u64::from(start_line);
+        let mut content = false;
+        let mut previous: Option<u8> = None;
+        let mut i = self.head;
+        let found = loop {
+            let bytes = self.buf.get(i..).unwrap_or(&[]);
+            let here = self.base + i as u64;
+            let from = usize::try_from(threshold.saturating_sub(here)).unwrap_or(usize::MAX);
+            let resume = memchr::memchr_iter(b'[', bytes).find(|&p| {
+                p >= from
+                    && matches!(
+                        p.checked_sub(1).map_or(previous, |q| bytes.get(q).copied()),
+                        Some(b'\n' | b'\r')
+                    )
+            });
+            let passed = bytes.get(..resume.unwrap_or(bytes.len())).unwrap_or(&[]);
+            line = line.saturating_add(lines.count(passed));
+            content = content || passed.iter().any(|&b| !is_skip_blank(b));
+            if let Some(p) = resume {
+                i += p;
+                break true;
+            }
+            previous = bytes.last().copied().or(previous);
+            i = self.buf.len();
+            if !self.eof {
+                // Nothing passed is kept.
+                self.base += self.buf.len() as u64;
+                self.buf.clear();
+                self.head = 0;
+                i = 0;
+            }
+            if !self.fill()? {
+                break false;
+            }
+        };
+        self.line = u32::try_from(line).unwrap_or(u32::MAX);
+        let at = self.base + i as u64;
+        self.line_start = at;
+        self.col_offset = at;
+        self.col = 1;
+        self.col_unsure = false;
+        self.consume(i);
+        self.ended_open = found;
+        if !found {
+            self.open_skip = Some(OpenSkip {
+                offset: start,
+                line: start_line,
+                reported: content,
+            });
+        }
+        if !content {
+            return Ok(if found {
+                Passed::Resumed
+            } else {
+                Passed::Ended
+            });
+        }
+        *game = RawGame {
+            number: self.games + 1,
+            ..RawGame::too_large(start, start_line, limit)
+        };
+        self.games += 1;
+        Ok(Passed::Game)
     }
 
     /// Passes blanks and line ends from `i`; the first other byte, or `None` at the end of
