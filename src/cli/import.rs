@@ -1,8 +1,7 @@
 //! `kabir import`: replay game files and store the valid games in a database.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -22,6 +21,7 @@ use kabir::render::printable;
 use super::args::VariantArgs;
 use super::diagnostic::{ColorArgs, Palette, write_game};
 use super::input::{file_size, open};
+use super::output::{Files, Output, unwritable_directory};
 use super::progress::{Counts, Progress};
 
 /// Import game files into a database (SQLite, one file).
@@ -52,7 +52,10 @@ pub struct ImportArgs {
     pub db: PathBuf,
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Write the invalid games, exactly as read, to this file.
+    /// Write the invalid games, exactly as read, to this file. It must not be a file the
+    /// command reads (a game file, the database), and it is replaced only once the import has
+    /// read every game: an import stopped by an error leaves it as it was (the same import
+    /// run again writes it).
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
     /// Which games count as duplicates, not stored again. The rule applies to the games
@@ -162,7 +165,7 @@ struct Reporter<'a> {
     counts: &'a Counts,
     progress: &'a Progress,
     palette: Palette,
-    rejects: Option<BufWriter<File>>,
+    rejects: Option<Output>,
     out: &'a mut dyn Write,
     /// The bytes of all the inputs, when every one is a file with a size.
     total: Option<u64>,
@@ -203,17 +206,13 @@ impl ImportEvents for Reporter<'_> {
             self.progress.suspend(|| write(&mut err))?;
         }
         if let Some(rejects_path) = &self.args.rejects {
-            if self.rejects.is_none() {
-                self.rejects = Some(BufWriter::new(
-                    File::create(rejects_path)
-                        .with_context(|| format!("cannot create {}", rejects_path.display()))?,
-                ));
-            }
-            if let Some(f) = self.rejects.as_mut() {
-                f.write_all(&raw.source)?;
-                if !raw.source.ends_with(b"\n") {
-                    f.write_all(b"\n")?;
-                }
+            let f = match &mut self.rejects {
+                Some(f) => f,
+                None => self.rejects.insert(Output::create(rejects_path)?),
+            };
+            f.write_all(&raw.source)?;
+            if !raw.source.ends_with(b"\n") {
+                f.write_all(b"\n")?;
             }
         }
         Ok(())
@@ -277,12 +276,35 @@ impl ImportEvents for Reporter<'_> {
     }
 }
 
+/// Opens the database, or makes it. The error names the file, and for a new one that could
+/// not be made, what is wrong with its directory.
+fn open_database(path: &Path) -> Result<Database> {
+    let existed = path.exists();
+    Database::create_or_open(path).or_else(|e| {
+        if !existed
+            && !path.exists()
+            && let Some(why) = unwritable_directory(path)
+        {
+            anyhow::bail!("cannot create the database {}: {why}", path.display());
+        }
+        Err(anyhow::Error::new(e).context("cannot open the database"))
+    })
+}
+
 /// Imports; returns whether every game read was valid.
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
+    let mut files = Files::new();
+    files
+        .database(&args.db)
+        .variant_file(args.variant.variant_file.as_deref())
+        .game_files(&args.files);
+    if let Some(path) = &args.rejects {
+        files.write("--rejects", path);
+    }
+    files.check()?;
     let registry = args.variant.registry()?;
     let palette = Palette::new(args.color.enabled(&std::io::stderr()));
-    // The error names the file.
-    let mut db = Database::create_or_open(&args.db).context("cannot open the database")?;
+    let mut db = open_database(&args.db)?;
     let mut importer = db.importer().context("cannot import into the database")?;
     importer.set_duplicate_rule(args.duplicates.rule());
     let counts = Arc::new(Counts::default());
@@ -310,10 +332,15 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         .map(|path| open(path, Some(&counts.bytes)));
     let outcome = importer.import_inputs(inputs, &registry, &options, &mut reporter);
     let rejects = reporter.rejects.take();
-    if let Some(mut f) = rejects {
-        f.flush()?;
-    }
     progress.finish();
+    // Rejects of an import that stopped are dropped, and with them the file being written.
+    let outcome = match (outcome, rejects) {
+        (Ok(summary), Some(f)) => match f.commit() {
+            Ok(()) => Ok(summary),
+            Err(error) => Err(kabir::db::ImportStopped { summary, error }),
+        },
+        (outcome, _) => outcome,
+    };
     let (totals, failure) = match outcome {
         Ok(summary) => (summary, None),
         Err(stopped) => (stopped.summary, Some(stopped.error)),

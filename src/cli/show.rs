@@ -79,8 +79,11 @@ fn movetext(start: &Position, sans: &[String], ply: usize) -> String {
 /// Shows the game; exit status 1 if there is no such game.
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
     if let Some(path) = &args.diagram {
-        // A picture file name that cannot be written is refused before any work.
-        super::diagram::Format::of(path)?;
+        let mut files = super::output::Files::new();
+        files
+            .database(&args.db.db)
+            .variant_file(args.variant_file.as_deref());
+        super::diagram::check_picture("--diagram", path, &mut files)?;
     }
     let db = args.db.open()?;
     let registry = VariantArgs {
