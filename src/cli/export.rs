@@ -207,7 +207,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
         None => out,
     };
     let ids: Vec<GameId> = if db.is_empty()? {
-        eprintln!("kabir export: {}", empty_message(&args.db));
+        super::output::note(format_args!("kabir export: {}", empty_message(&args.db)));
         Vec::new()
     } else {
         let q = build_query(&db, &args.filter, &args.line, args.exact_order)?;

@@ -137,7 +137,7 @@ fn from_database(
     let db = args.db.open()?;
     let registry = args.filter.registry()?;
     if db.is_empty()? {
-        eprintln!("kabir export: {}", empty_message(&args.db));
+        super::output::note(format_args!("kabir export: {}", empty_message(&args.db)));
         return Ok(0);
     }
     let q = build_query(&db, &args.filter, &args.line, args.exact_order)?;

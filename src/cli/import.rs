@@ -254,7 +254,8 @@ impl ImportEvents for Reporter<'_> {
                         o.number,
                         printable(&r.error.to_string())
                     );
-                    self.progress.suspend(|| eprintln!("{line}"));
+                    self.progress
+                        .suspend(|| super::output::note(format_args!("{line}")));
                 }
             }
         }

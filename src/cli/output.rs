@@ -356,6 +356,12 @@ impl<W: Write> Write for Named<W> {
     }
 }
 
+/// Writes a line to standard error. A note that cannot be written (standard error on a full
+/// device) is left unsaid rather than ending the command, which `eprintln!` does by panicking.
+pub fn note(line: fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
 /// Whether the error comes from writing to a pipe whose reader has gone (`kabir ... | head`),
 /// which ends the command quietly rather than failing it. JSON and CSV output reach the pipe
 /// through serde_json and csv, whose errors do not give the I/O error as their source.
@@ -659,4 +665,288 @@ mod interrupt {
     }
 
     pub fn unregister(_: usize) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use proptest::prelude::*;
+
+    /// A folder with one file reached in many ways, another file beside it, a folder linked
+    /// to and another one:
+    ///
+    /// - `a/x.pgn`, `a/y.pgn`; `a/new.db` is a database not made yet;
+    /// - `hard.pgn`, a hard link to `a/x.pgn`; `sym.pgn` -> `a/x.pgn`, `abs.pgn` -> its
+    ///   absolute path, `chain.pgn` -> `sym.pgn`;
+    /// - `sa` -> `a`; `b`, a folder.
+    struct Tree {
+        _dir: tempfile::TempDir,
+        root: PathBuf,
+    }
+
+    fn tree() -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        fs::create_dir(root.join("a")).unwrap();
+        fs::create_dir(root.join("b")).unwrap();
+        fs::write(root.join("a/x.pgn"), "x").unwrap();
+        fs::write(root.join("a/y.pgn"), "y").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::symlink;
+            fs::hard_link(root.join("a/x.pgn"), root.join("hard.pgn")).unwrap();
+            symlink("a/x.pgn", root.join("sym.pgn")).unwrap();
+            symlink(root.join("a/x.pgn"), root.join("abs.pgn")).unwrap();
+            symlink("sym.pgn", root.join("chain.pgn")).unwrap();
+            symlink("a", root.join("sa")).unwrap();
+        }
+        Tree { _dir: dir, root }
+    }
+
+    /// Ways from the tree's root to `a/x.pgn`.
+    #[cfg(unix)]
+    const X: &[&str] = &[
+        "a/x.pgn",
+        "sa/x.pgn",
+        "hard.pgn",
+        "sym.pgn",
+        "abs.pgn",
+        "chain.pgn",
+        "sa/../a/x.pgn",
+        "b/../sa/x.pgn",
+        "a/./x.pgn",
+        "sa/../sym.pgn",
+    ];
+    #[cfg(not(unix))]
+    const X: &[&str] = &["a/x.pgn", "a/./x.pgn", "b/../a/x.pgn"];
+    /// Ways to `a/y.pgn`.
+    const Y: &[&str] = &["a/y.pgn", "b/../a/y.pgn", "a/./y.pgn"];
+    /// Ways to `a/new.db`, which does not exist.
+    #[cfg(unix)]
+    const NEW: &[&str] = &["a/new.db", "sa/new.db", "b/../a/new.db", "sa/../a/new.db"];
+    #[cfg(not(unix))]
+    const NEW: &[&str] = &["a/new.db", "b/../a/new.db"];
+    /// Detours that come back to where they start.
+    #[cfg(unix)]
+    const DETOURS: &[&str] = &["./", "b/../", ".//", "a/../", "sa/../", "b/./../", "/"];
+    #[cfg(not(unix))]
+    const DETOURS: &[&str] = &["./", "b/../", "a/../"];
+
+    /// A spelling of one of `ways` from the tree's root: detours first, some `/` doubled.
+    fn spelling(ways: &'static [&'static str]) -> impl Strategy<Value = String> {
+        (
+            proptest::sample::select(ways),
+            proptest::collection::vec(proptest::sample::select(DETOURS), 0..4),
+            any::<bool>(),
+        )
+            .prop_map(|(way, detours, doubled)| {
+                let mut s: String = detours.concat();
+                s.push_str(&if doubled {
+                    way.replace('/', "//")
+                } else {
+                    way.to_string()
+                });
+                s
+            })
+    }
+
+    fn at(tree: &Tree, spelled: &str) -> PathBuf {
+        PathBuf::from(format!("{}/{spelled}", tree.root.display()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// However a file read is spelled, and however the output is, writing it is refused.
+        #[test]
+        fn every_spelling_of_an_input_is_refused(a in spelling(X), b in spelling(X)) {
+            let t = tree();
+            let (input, output) = (at(&t, &a), at(&t, &b));
+            let clash = Files::new()
+                .read("the game file", &input)
+                .write("--fix", &output)
+                .check()
+                .expect_err("an output over the input");
+            let message = clash.to_string();
+            prop_assert!(message.contains(&*input.to_string_lossy()), "{}", message);
+            prop_assert!(message.contains(&*output.to_string_lossy()), "{}", message);
+            // Two outputs to one file as well.
+            prop_assert!(Files::new().write("--fix", &input).write("--rejects", &output).check().is_err());
+        }
+
+        /// A database not made yet is its directory and its name: a spelling of either it or
+        /// its journal as an output is refused.
+        #[test]
+        fn every_spelling_of_a_new_database_is_refused(a in spelling(NEW), b in spelling(NEW)) {
+            let t = tree();
+            let mut files = Files::new();
+            files.database(&at(&t, &a));
+            prop_assert!(files.write("--rejects", &at(&t, &b)).check().is_err());
+            let mut files = Files::new();
+            files.database(&at(&t, &a));
+            let journal = at(&t, &format!("{b}-journal"));
+            prop_assert!(files.write("--rejects", &journal).check().is_err());
+        }
+
+        /// Another file, however spelled, is not refused.
+        #[test]
+        fn another_file_is_written(a in spelling(X), b in spelling(Y), c in spelling(NEW)) {
+            let t = tree();
+            prop_assert!(Files::new()
+                .read("the game file", &at(&t, &a))
+                .write("--fix", &at(&t, &b))
+                .write("--rejects", &at(&t, &c))
+                .check()
+                .is_ok());
+        }
+    }
+
+    #[test]
+    fn a_folder_written_into_is_checked_with_the_entries_it_writes() {
+        let t = tree();
+        // The folder is the database file.
+        let db = t.root.join("a/x.pgn");
+        let mut files = Files::new();
+        files.database(&db);
+        assert!(
+            files
+                .write_folder("--out", &db, &["games"])
+                .check()
+                .is_err()
+        );
+        // An entry it would write is a file read.
+        let mut files = Files::new();
+        files.read("the game file", &t.root.join("a/x.pgn"));
+        assert!(
+            files
+                .write_folder("--out", &t.root.join("sa"), &["x.pgn"])
+                .check()
+                .is_err()
+        );
+        let mut files = Files::new();
+        files.read("the game file", &t.root.join("a/x.pgn"));
+        assert!(
+            files
+                .write_folder("--out", &t.root.join("b"), &["x.pgn"])
+                .check()
+                .is_ok()
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_never_clash() {
+        let null = Path::new("/dev/null");
+        if !null.exists() {
+            return;
+        }
+        let mut files = Files::new();
+        files.read("the game file", null);
+        assert!(
+            files
+                .write("--fix", null)
+                .write("--rejects", null)
+                .check()
+                .is_ok()
+        );
+    }
+
+    /// The files of a folder whose names start with a dot: temporary files left behind.
+    fn hidden(dir: &Path) -> Vec<String> {
+        fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect()
+    }
+
+    #[test]
+    fn an_output_not_committed_leaves_the_file_as_it_was() {
+        let t = tree();
+        let path = t.root.join("a/x.pgn");
+        let mut out = Output::create(&path).unwrap();
+        out.write_all(b"half").unwrap();
+        out.flush().unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"x");
+        drop(out);
+        assert_eq!(fs::read(&path).unwrap(), b"x");
+        assert_eq!(hidden(&t.root.join("a")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_committed_output_replaces_the_file() {
+        let t = tree();
+        let path = t.root.join("b/new.pgn");
+        write_file(&path, b"new").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        write_file(&path, b"newer").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"newer");
+        assert_eq!(hidden(&t.root.join("b")), Vec::<String>::new());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_permissions_and_a_link_stays_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tree();
+        let target = t.root.join("a/x.pgn");
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+        write_file(&t.root.join("chain.pgn"), b"through the links").unwrap();
+        assert!(
+            fs::symlink_metadata(t.root.join("chain.pgn"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(
+            fs::symlink_metadata(t.root.join("sym.pgn"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(&target).unwrap(), b"through the links");
+        let mode = fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        assert_eq!(hidden(&t.root), Vec::<String>::new());
+        assert_eq!(hidden(&t.root.join("a")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_directory_is_not_an_output_file() {
+        let t = tree();
+        let e = Output::create(&t.root.join("b")).err().unwrap();
+        assert!(e.to_string().contains("is a directory"), "{e}");
+        let e = Output::create(&t.root.join("missing/x.pgn")).err().unwrap();
+        assert!(e.to_string().contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn write_errors_name_the_file_and_keep_their_kind() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::from(io::ErrorKind::StorageFull))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let e = Named::new(Full, "out.pgn").write_all(b"x").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
+        assert!(e.to_string().starts_with("cannot write out.pgn: "), "{e}");
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::from(io::ErrorKind::BrokenPipe))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let e = Named::new(Closed, "standard output")
+            .write_all(b"x")
+            .unwrap_err();
+        assert!(is_broken_pipe(&anyhow::Error::new(e)));
+    }
 }

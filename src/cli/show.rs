@@ -97,7 +97,7 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
         } else {
             "see `kabir search` for the ids".to_string()
         };
-        eprintln!("kabir show: no game {} ({why})", args.game);
+        super::output::note(format_args!("kabir show: no game {} ({why})", args.game));
         return Ok(false);
     };
     match args.format {

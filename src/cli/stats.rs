@@ -357,7 +357,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<bool> {
         super::diagram::save_picture(&chart, path, 1.0)?;
     }
     if empty && args.format != Format::Table {
-        eprintln!("kabir stats: {}", empty_message(&args.db));
+        super::output::note(format_args!("kabir stats: {}", empty_message(&args.db)));
     }
     match args.format {
         Format::Table if empty => writeln!(out, "{}", empty_message(&args.db))?,
