@@ -1,5 +1,6 @@
-//! A reader that stops early (`kabir ... | head`) ends the command quietly: exit status 0 and
-//! nothing on standard error, in every output format.
+//! A reader that stops early (`kabir ... | head`) ends the command quietly: nothing on standard
+//! error, in every output format, and exit status 0, or 1 when `kabir validate` has read an
+//! invalid game.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -100,4 +101,107 @@ fn database_commands_stop_quietly_in_every_format() {
         assert!(status.success(), "search {format}: {status:?} {stderr}");
         assert_eq!(stderr, "", "search {format}");
     }
+}
+
+/// Runs `cmd` with its standard output a pipe whose reader has already gone: its first write
+/// fails.
+fn closed_pipe(mut cmd: Command) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    cmd.stdout(writer).stderr(Stdio::piped()).output().unwrap()
+}
+
+#[test]
+fn every_printing_command_stops_quietly_at_a_closed_pipe() {
+    let (dir, path) = games();
+    let db = dir.path().join("games.db");
+    let status = kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&db)
+        .arg(&path)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let db = db.to_string_lossy().into_owned();
+    let path = path.to_string_lossy().into_owned();
+    for args in [
+        vec!["completions", "zsh"],
+        vec!["completions", "bash"],
+        vec!["man"],
+        vec!["--help"],
+        vec!["validate", "--help"],
+        vec!["variants"],
+        vec!["perft", "--variant", "shatranj", "2"],
+        vec!["generate", "--variant", "shatranj", "-n", "20"],
+        vec!["validate", &path],
+        vec!["export", "--db", &db],
+        vec!["search", "--db", &db],
+        vec!["explore", "--db", &db],
+        vec!["stats", "--db", &db],
+        vec!["show", "1", "--db", &db],
+        vec!["diagram"],
+    ] {
+        let mut cmd = kabir();
+        cmd.args(&args);
+        let out = closed_pipe(cmd);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}
+
+/// Half of its games invalid (an illegal first move), enough to outgrow a pipe's buffer.
+fn invalid_games() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/shatranj.pgn");
+    let game = std::fs::read_to_string(sample).unwrap();
+    let bad = game.replacen("1. ", "1. Qa8 ", 1);
+    assert_ne!(bad, game);
+    let mut text = String::new();
+    for _ in 0..1000 {
+        text.push_str(&bad);
+        text.push('\n');
+        text.push_str(&game);
+        text.push('\n');
+    }
+    let path = dir.path().join("bad.pgn");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+/// `kabir validate bad.pgn | head -1`: the games read had errors, and the status says so.
+#[test]
+fn validate_says_it_found_invalid_games_when_the_reader_stops_early() {
+    let (dir, path) = invalid_games();
+    for format in ["human", "table", "json", "csv"] {
+        let mut cmd = kabir();
+        cmd.args(["validate", "--format", format]).arg(&path);
+        let (status, stderr) = stop_reading_early(cmd);
+        assert_eq!(status.code(), Some(1), "{format}: {stderr}");
+        assert_eq!(stderr, "", "{format}");
+        // CSV writes its header before reading a game: a reader gone from the start leaves
+        // no game read, and the status 0.
+        if format != "csv" {
+            let mut cmd = kabir();
+            cmd.args(["validate", "--format", format]).arg(&path);
+            let out = closed_pipe(cmd);
+            assert_eq!(out.status.code(), Some(1), "{format}");
+        }
+    }
+    // Files being written are completed: the games go on being read, quietly.
+    let fixed = dir.path().join("fixed.pgn");
+    let mut cmd = kabir();
+    cmd.args(["validate", "--fix"]).arg(&fixed).arg(&path);
+    let out = closed_pipe(cmd);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let count = |p: &std::path::Path| {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .matches("[Event ")
+            .count()
+    };
+    assert_eq!(count(&fixed), 1000);
+    assert_eq!(count(&dir.path().join("fixed.rejects.pgn")), 1000);
 }

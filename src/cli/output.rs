@@ -64,16 +64,21 @@ struct Place {
     /// A device, a pipe or a socket: writing to it replaces no contents, so it never clashes
     /// (`--fix /dev/null --rejects /dev/null`, or a terminal that is also standard input).
     special: bool,
+    /// The directory the path puts the file in, when it does not exist.
+    missing_directory: Option<PathBuf>,
 }
 
 impl Place {
     fn new(label: String, path: &Path) -> Place {
         let target = follow_links(path);
         let meta = fs::metadata(&target).ok();
+        let slot = slot(&target);
         Place {
             label,
             file: meta.as_ref().and_then(|m| file_id(m, &target)),
-            slot: slot(&target),
+            missing_directory: matches!(slot, Some(Slot::Path(_)))
+                .then(|| directory_of(&target).to_path_buf()),
+            slot,
             special: meta.is_some_and(|m| !m.is_file() && !m.is_dir()),
         }
     }
@@ -149,38 +154,46 @@ fn lexically_absolute(path: &Path) -> PathBuf {
 pub struct Files {
     inputs: Vec<Place>,
     outputs: Vec<Place>,
+    /// How many of `outputs` are files, whose directory must be there: those of a folder
+    /// written into come after them, and their folder is made.
+    files: usize,
 }
 
-/// An output that would write over an input or over another output.
+/// Why an output is refused before anything is written (each is named by its label: what it
+/// is to the command and its path).
 #[derive(Debug)]
-pub struct Clash {
-    /// The output's label.
-    output: String,
-    /// The label of the file it would write over.
-    other: String,
-    other_is_output: bool,
+pub enum Refused {
+    /// The output is a file the command reads.
+    Input { output: String, input: String },
+    /// Two outputs are one file.
+    Outputs { first: String, second: String },
+    /// The output's directory does not exist.
+    NoDirectory { output: String, directory: PathBuf },
 }
 
-impl fmt::Display for Clash {
+impl fmt::Display for Refused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (o, i) = (&self.output, &self.other);
-        if self.other_is_output {
-            write!(
+        match self {
+            Refused::Input { output, input } => write!(
                 f,
-                "the outputs {i} and {o} are the same file: give each its own; nothing was \
-                 written"
-            )
-        } else {
-            write!(
+                "the output {output} is {input}: kabir never writes over a file it reads; \
+                 nothing was written"
+            ),
+            Refused::Outputs { first, second } => write!(
                 f,
-                "the output {o} is {i}: kabir never writes over a file it reads; nothing was \
-                 written"
-            )
+                "the outputs {first} and {second} are the same file: give each its own; \
+                 nothing was written"
+            ),
+            Refused::NoDirectory { output, directory } => write!(
+                f,
+                "cannot write {output}: the directory {} does not exist; nothing was written",
+                directory.display()
+            ),
         }
     }
 }
 
-impl std::error::Error for Clash {}
+impl std::error::Error for Refused {}
 
 impl Files {
     pub fn new() -> Files {
@@ -241,35 +254,48 @@ impl Files {
 
     /// A file the command writes (`what`: the option that names it).
     pub fn write(&mut self, what: &str, path: &Path) -> &mut Files {
-        self.outputs
-            .push(Place::new(format!("{what} {}", path.display()), path));
+        let place = Place::new(format!("{what} {}", path.display()), path);
+        self.outputs.insert(self.files, place);
+        self.files += 1;
         self
     }
 
-    /// A folder the command writes `entries` into (files or folders of its own).
+    /// A folder the command makes if missing and writes `entries` into (files or folders of
+    /// its own).
     pub fn write_folder(&mut self, what: &str, dir: &Path, entries: &[&str]) -> &mut Files {
-        self.write(what, dir);
+        self.outputs
+            .push(Place::new(format!("{what} {}", dir.display()), dir));
         for e in entries {
-            self.write(what, &dir.join(e));
+            let path = dir.join(e);
+            self.outputs
+                .push(Place::new(format!("{what} {}", path.display()), &path));
         }
         self
     }
 
-    /// Refuses an output that is the same file as an input or as another output.
-    pub fn check(&self) -> Result<(), Clash> {
+    /// Refuses an output that is the same file as an input or as another output, and an
+    /// output file whose directory is missing (found now, before the command writes anything
+    /// else, such as a new database).
+    pub fn check(&self) -> Result<(), Refused> {
         for (n, output) in self.outputs.iter().enumerate() {
             if let Some(input) = self.inputs.iter().find(|i| output.same(i)) {
-                return Err(Clash {
+                return Err(Refused::Input {
                     output: output.label.clone(),
-                    other: input.label.clone(),
-                    other_is_output: false,
+                    input: input.label.clone(),
                 });
             }
             if let Some(other) = self.outputs[..n].iter().find(|o| output.same(o)) {
-                return Err(Clash {
+                return Err(Refused::Outputs {
+                    first: other.label.clone(),
+                    second: output.label.clone(),
+                });
+            }
+        }
+        for output in &self.outputs[..self.files] {
+            if let Some(directory) = &output.missing_directory {
+                return Err(Refused::NoDirectory {
                     output: output.label.clone(),
-                    other: other.label.clone(),
-                    other_is_output: true,
+                    directory: directory.clone(),
                 });
             }
         }
@@ -288,6 +314,7 @@ fn standard_input() -> Option<Place> {
         file: file_id(&meta, Path::new("-")),
         slot: None,
         special: !meta.is_file(),
+        missing_directory: None,
     })
 }
 
