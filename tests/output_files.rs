@@ -192,6 +192,19 @@ fn import_never_writes_over_its_database_or_its_game_files() {
         .unwrap();
     refused(&out, &["sub/../new.db", "the database new.db"]);
     assert!(!d.join("new.db").exists());
+    // A folder as --rejects is found before the database is made, too.
+    let out = kabir()
+        .current_dir(d)
+        .args(["import", "--db", "new.db", "--rejects", "sub", "g.pgn"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--rejects sub: it is a directory"),
+        "{stderr}"
+    );
+    assert!(!d.join("new.db").exists());
     assert_eq!(hidden(d), Vec::<String>::new());
 }
 

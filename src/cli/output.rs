@@ -66,6 +66,8 @@ struct Place {
     special: bool,
     /// The directory the path puts the file in, when it does not exist.
     missing_directory: Option<PathBuf>,
+    /// The path is a directory.
+    directory: bool,
 }
 
 impl Place {
@@ -79,7 +81,8 @@ impl Place {
             missing_directory: matches!(slot, Some(Slot::Path(_)))
                 .then(|| directory_of(&target).to_path_buf()),
             slot,
-            special: meta.is_some_and(|m| !m.is_file() && !m.is_dir()),
+            special: meta.as_ref().is_some_and(|m| !m.is_file() && !m.is_dir()),
+            directory: meta.is_some_and(|m| m.is_dir()),
         }
     }
 
@@ -169,6 +172,8 @@ pub enum Refused {
     Outputs { first: String, second: String },
     /// The output's directory does not exist.
     NoDirectory { output: String, directory: PathBuf },
+    /// The output file is a directory.
+    IsDirectory { output: String },
 }
 
 impl fmt::Display for Refused {
@@ -188,6 +193,10 @@ impl fmt::Display for Refused {
                 f,
                 "cannot write {output}: the directory {} does not exist; nothing was written",
                 directory.display()
+            ),
+            Refused::IsDirectory { output } => write!(
+                f,
+                "cannot write {output}: it is a directory; nothing was written"
             ),
         }
     }
@@ -274,8 +283,8 @@ impl Files {
     }
 
     /// Refuses an output that is the same file as an input or as another output, and an
-    /// output file whose directory is missing (found now, before the command writes anything
-    /// else, such as a new database).
+    /// output file that is a directory or whose directory is missing (found now, before the
+    /// command writes anything else, such as a new database).
     pub fn check(&self) -> Result<(), Refused> {
         for (n, output) in self.outputs.iter().enumerate() {
             if let Some(input) = self.inputs.iter().find(|i| output.same(i)) {
@@ -292,6 +301,11 @@ impl Files {
             }
         }
         for output in &self.outputs[..self.files] {
+            if output.directory {
+                return Err(Refused::IsDirectory {
+                    output: output.label.clone(),
+                });
+            }
             if let Some(directory) = &output.missing_directory {
                 return Err(Refused::NoDirectory {
                     output: output.label.clone(),
@@ -315,6 +329,7 @@ fn standard_input() -> Option<Place> {
         slot: None,
         special: !meta.is_file(),
         missing_directory: None,
+        directory: meta.is_dir(),
     })
 }
 
