@@ -74,12 +74,11 @@ impl Place {
     fn new(label: String, path: &Path) -> Place {
         let target = follow_links(path);
         let meta = fs::metadata(&target).ok();
-        let slot = slot(&target);
+        let (slot, missing) = slot(&target);
         Place {
             label,
             file: meta.as_ref().and_then(|m| file_id(m, &target)),
-            missing_directory: matches!(slot, Some(Slot::Path(_)))
-                .then(|| directory_of(&target).to_path_buf()),
+            missing_directory: missing.then(|| directory_of(&target).to_path_buf()),
             slot,
             special: meta.as_ref().is_some_and(|m| !m.is_file() && !m.is_dir()),
             directory: meta.is_some_and(|m| m.is_dir()),
@@ -125,12 +124,24 @@ fn directory_of(path: &Path) -> &Path {
     }
 }
 
-fn slot(target: &Path) -> Option<Slot> {
-    let name = target.file_name()?;
+/// Where `target` puts its file, and whether its directory is missing.
+fn slot(target: &Path) -> (Option<Slot>, bool) {
+    let Some(name) = target.file_name() else {
+        return (None, false);
+    };
     let dir = directory_of(target);
     match fs::metadata(dir) {
-        Ok(m) => file_id(&m, dir).map(|id| Slot::In(id, name.to_os_string())),
-        Err(_) => Some(Slot::Path(lexically_absolute(target))),
+        Ok(m) => (
+            file_id(&m, dir).map(|id| Slot::In(id, name.to_os_string())),
+            false,
+        ),
+        Err(e) => (
+            Some(Slot::Path(lexically_absolute(target))),
+            matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ),
+        ),
     }
 }
 
