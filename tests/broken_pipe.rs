@@ -151,22 +151,37 @@ fn every_printing_command_stops_quietly_at_a_closed_pipe() {
     }
 }
 
-/// Half of its games invalid (an illegal first move), enough to outgrow a pipe's buffer.
+/// 2,000 games, every other one invalid (an illegal first move), enough to outgrow a pipe's
+/// buffer.
 fn invalid_games() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/shatranj.pgn");
-    let game = std::fs::read_to_string(sample).unwrap();
-    let bad = game.replacen("1. ", "1. Qa8 ", 1);
-    assert_ne!(bad, game);
-    let mut text = String::new();
-    for _ in 0..1000 {
-        text.push_str(&bad);
-        text.push('\n');
-        text.push_str(&game);
-        text.push('\n');
+    let out = kabir()
+        .args([
+            "generate",
+            "--variant",
+            "shatranj",
+            "--games",
+            "2000",
+            "--seed",
+            "9",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut games: Vec<String> = text
+        .split("[Event ")
+        .filter(|g| !g.is_empty())
+        .map(|g| format!("[Event {g}"))
+        .collect();
+    assert_eq!(games.len(), 2000);
+    for g in games.iter_mut().step_by(2) {
+        let bad = g.replacen("\n1. ", "\n1. Qa8 ", 1);
+        assert_ne!(&bad, g);
+        *g = bad;
     }
     let path = dir.path().join("bad.pgn");
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, games.concat()).unwrap();
     (dir, path)
 }
 
@@ -204,4 +219,44 @@ fn validate_says_it_found_invalid_games_when_the_reader_stops_early() {
     };
     assert_eq!(count(&fixed), 1000);
     assert_eq!(count(&dir.path().join("fixed.rejects.pgn")), 1000);
+}
+
+/// A reader gone from standard output or standard error does not stop an import, whose output
+/// is the database: every valid game is stored, and the status says some were invalid.
+#[test]
+fn import_goes_on_when_its_readers_have_gone() {
+    let (dir, path) = invalid_games();
+    let stored = |db: &std::path::Path| {
+        let out = kabir()
+            .args(["search", "--limit", "5000", "--format", "csv", "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).lines().count() - 1
+    };
+    for (n, format) in ["text", "json"].into_iter().enumerate() {
+        let db = dir.path().join(format!("stdout-{n}.db"));
+        let mut cmd = kabir();
+        cmd.args(["import", "--format", format, "--db"])
+            .arg(&db)
+            .arg(&path);
+        let out = closed_pipe(cmd);
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        assert_eq!(stored(&db), 1000, "{format}");
+    }
+    // The problems of the invalid games go to standard error.
+    let db = dir.path().join("stderr.db");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = kabir()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg(&path)
+        .stdout(Stdio::null())
+        .stderr(writer)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert_eq!(stored(&db), 1000);
 }

@@ -21,7 +21,7 @@ use kabir::render::printable;
 use super::args::VariantArgs;
 use super::diagnostic::{ColorArgs, Palette, write_game};
 use super::input::{file_size, open};
-use super::output::{Files, Output, unwritable_directory};
+use super::output::{Files, Output, is_broken_pipe, unwritable_directory};
 use super::progress::{Counts, Progress};
 
 /// Import game files into a database (SQLite, one file).
@@ -167,8 +167,35 @@ struct Reporter<'a> {
     palette: Palette,
     rejects: Option<Output>,
     out: &'a mut dyn Write,
+    /// Whether the reader of standard output has gone: the import goes on, the database being
+    /// what it makes, and says nothing more there.
+    cut: bool,
+    /// Whether standard error could not be written: the problems of games are said no more.
+    unsaid: bool,
     /// The bytes of all the inputs, when every one is a file with a size.
     total: Option<u64>,
+}
+
+impl Reporter<'_> {
+    /// Each duplicate of a batch as a line of JSON.
+    fn list_duplicates(&mut self, stats: &BatchStats, origins: &[Origin]) -> Result<()> {
+        for d in &stats.duplicate_of {
+            let Some(o) = origins.get(d.index) else {
+                continue;
+            };
+            serde_json::to_writer(
+                &mut *self.out,
+                &DuplicateReport {
+                    file: &self.args.files[o.input],
+                    game: o.number,
+                    line: o.line,
+                    duplicate_of: d.of,
+                },
+            )?;
+            self.out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
 }
 
 impl ImportEvents for Reporter<'_> {
@@ -185,7 +212,7 @@ impl ImportEvents for Reporter<'_> {
     fn not_stored(&mut self, origin: Origin, raw: &RawGame, why: &NotStored) -> Result<()> {
         self.counts.rejected.fetch_add(1, Ordering::Relaxed);
         let path = &self.args.files[origin.input];
-        if !self.args.quiet {
+        if !self.args.quiet && !self.unsaid {
             let stderr = std::io::stderr();
             let mut err = stderr.lock();
             let palette = self.palette;
@@ -203,7 +230,12 @@ impl ImportEvents for Reporter<'_> {
                 }
                 Ok(())
             };
-            self.progress.suspend(|| write(&mut err))?;
+            if self.progress.suspend(|| write(&mut err)).is_err() {
+                // Standard error has gone or is full: the problems go unsaid and the import,
+                // whose output is the database, goes on; its status still says that a game
+                // was invalid.
+                self.unsaid = true;
+            }
         }
         if let Some(rejects_path) = &self.args.rejects {
             let f = match &mut self.rejects {
@@ -227,21 +259,10 @@ impl ImportEvents for Reporter<'_> {
         summary: &ImportSummary,
     ) -> Result<()> {
         let args = self.args;
-        if args.format == Format::Json {
-            for d in &stats.duplicate_of {
-                let Some(o) = origins.get(d.index) else {
-                    continue;
-                };
-                serde_json::to_writer(
-                    &mut *self.out,
-                    &DuplicateReport {
-                        file: &args.files[o.input],
-                        game: o.number,
-                        line: o.line,
-                        duplicate_of: d.of,
-                    },
-                )?;
-                self.out.write_all(b"\n")?;
+        if args.format == Format::Json && !self.cut {
+            match self.list_duplicates(stats, origins) {
+                Err(e) if is_broken_pipe(&e) => self.cut = true,
+                other => other?,
             }
         }
         if !args.quiet {
@@ -325,6 +346,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         palette,
         rejects: None,
         out: &mut *out,
+        cut: false,
+        unsaid: false,
         total,
     };
     let inputs = args
@@ -333,6 +356,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         .map(|path| open(path, Some(&counts.bytes)));
     let outcome = importer.import_inputs(inputs, &registry, &options, &mut reporter);
     let rejects = reporter.rejects.take();
+    let cut = reporter.cut;
     progress.finish();
     // Rejects of an import that stopped are dropped, and with them the file being written.
     let outcome = match (outcome, rejects) {
@@ -347,6 +371,27 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         Err(stopped) => (stopped.summary, Some(stopped.error)),
     };
     let secs = started.elapsed().as_secs_f64();
+    let written = if cut {
+        Ok(())
+    } else {
+        write_summary(args, out, &totals, failure.as_ref(), secs)
+    };
+    match (failure, written) {
+        (Some(e), _) => Err(e),
+        // A reader gone keeps the import's answer.
+        (None, Err(e)) if !is_broken_pipe(&e) => Err(e),
+        (None, _) => Ok(totals.rejected == 0),
+    }
+}
+
+/// The summary line, in the chosen format.
+fn write_summary(
+    args: &ImportArgs,
+    out: &mut dyn Write,
+    totals: &ImportSummary,
+    failure: Option<&anyhow::Error>,
+    secs: f64,
+) -> Result<()> {
     match args.format {
         Format::Text => {
             let note = if failure.is_some() {
@@ -377,14 +422,11 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                 positions: totals.positions,
                 seconds: secs,
                 duplicate_rule: args.duplicates.name(),
-                error: failure.as_ref().map(crate::error_message),
+                error: failure.map(crate::error_message),
             };
             serde_json::to_writer(&mut *out, &SummaryLine { summary })?;
             out.write_all(b"\n")?;
         }
     }
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(totals.rejected == 0),
-    }
+    Ok(())
 }
