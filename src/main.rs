@@ -118,7 +118,10 @@ fn huge_pages() {}
 fn main() -> ExitCode {
     purge_freed_memory();
     report_file_size_limit();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage(&e),
+    };
     if !matches!(
         cli.command,
         Command::Search(_) | Command::Explore(_) | Command::Stats(_) | Command::Show(_)
@@ -126,7 +129,8 @@ fn main() -> ExitCode {
         huge_pages();
     }
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out =
+        std::io::BufWriter::new(cli::output::Named::new(stdout.lock(), "standard output"));
     // Ok(false): the command ran but found invalid input (exit status 1).
     let result = match &cli.command {
         Command::Variants(a) => cli::variants::run(a, &mut out).map(|()| true),
@@ -148,20 +152,42 @@ fn main() -> ExitCode {
         }
         Command::Man(a) => cli::completions::man(a, Cli::command(), &mut out).map(|()| true),
     };
-    let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into));
+    // A reader that went away once the command had run keeps the command's answer:
+    // `kabir validate bad.pgn | head -1` still says that a game was invalid.
+    let result = result.and_then(|ok| match out.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ok),
+    });
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
-            if is_broken_pipe(&e) {
+            if cli::output::is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!(
+            // Standard error may be full as well: the status says it then.
+            let _ = writeln!(
+                std::io::stderr(),
                 "kabir: {}",
                 kabir::render::printable_lines(&error_message(&e))
             );
             ExitCode::from(2)
         }
+    }
+}
+
+/// Prints what the command line parser has to say (the help, the version, a usage error) and
+/// ends with its status, 2 when the help or the version could not be written.
+fn usage(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        Err(w) if w.kind() != std::io::ErrorKind::BrokenPipe => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "kabir: cannot write standard output: {w}"
+            );
+            ExitCode::from(2)
+        }
+        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
     }
 }
 
@@ -181,20 +207,4 @@ fn error_message(e: &anyhow::Error) -> String {
         message.push_str(&text);
     }
     message
-}
-
-/// Whether the error comes from writing to a pipe whose reader has gone (`kabir ... | head`),
-/// which ends the command quietly rather than failing it. JSON and CSV output reach the pipe
-/// through serde_json and csv, whose errors do not give the I/O error as their source.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    use std::io::ErrorKind::BrokenPipe;
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == BrokenPipe)
-            || c.downcast_ref::<serde_json::Error>()
-                .is_some_and(|j| j.io_error_kind() == Some(BrokenPipe))
-            || c.downcast_ref::<csv::Error>().is_some_and(
-                |e| matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == BrokenPipe),
-            )
-    })
 }

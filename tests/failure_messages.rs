@@ -1,6 +1,8 @@
 //! Every failure says its cause, once: a full disk (a file-size limit) during an import, a
-//! database in a directory the importer cannot write, an SQLite error, an impossible date in
-//! a filter. Each exits with status 2, and a database is left intact.
+//! full device as standard output or as an output file, a database in a directory the
+//! importer cannot write, a new database in a directory that is missing or cannot be written,
+//! an SQLite error, an impossible date in a filter. Each exits with status 2, never panics,
+//! and a database is left intact.
 
 use std::path::{Path, PathBuf};
 
@@ -103,6 +105,88 @@ fn an_impossible_date_in_a_filter_is_an_error() {
     }
 }
 
+/// `/dev/full` as standard output: every command that prints says it could not write it, and
+/// why; as an output file it is named. A full standard error does not make a command panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_device_is_said_with_what_was_written_to_it() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    kabir()
+        .args(["import", "--quiet", "--db"])
+        .arg(&db)
+        .args(samples())
+        .assert()
+        .code(0);
+    let db = db.to_string_lossy().into_owned();
+    let sample = samples()[0].to_string_lossy().into_owned();
+    let run = |args: &[&str], stdout: std::process::Stdio, stderr: std::process::Stdio| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kabir"))
+            .args(args)
+            .stdout(stdout)
+            .stderr(stderr)
+            .output()
+            .unwrap()
+    };
+    let full_file = || std::fs::File::options().write(true).open(full).unwrap();
+    for args in [
+        vec!["completions", "zsh"],
+        vec!["man"],
+        vec!["--help"],
+        vec!["--version"],
+        vec!["variants"],
+        vec!["perft", "--variant", "shatranj", "2"],
+        vec!["generate", "--variant", "shatranj"],
+        vec!["validate", &sample],
+        vec!["export", "--db", &db],
+        vec!["search", "--db", &db],
+        vec!["explore", "--db", &db, "--variant", "shatranj"],
+        vec!["stats", "--db", &db],
+        vec!["show", "1", "--db", &db],
+        vec!["diagram"],
+        vec!["import", "--db", &db, &sample],
+    ] {
+        let out = run(&args, full_file().into(), std::process::Stdio::piped());
+        let stderr = failure(&out);
+        assert!(
+            stderr.contains("cannot write standard output: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
+    for args in [
+        ["export", "--db", &db, "-o", "/dev/full"],
+        ["generate", "--variant", "shatranj", "-o", "/dev/full"],
+    ] {
+        let out = run(
+            &args,
+            std::process::Stdio::piped(),
+            std::process::Stdio::piped(),
+        );
+        let stderr = failure(&out);
+        assert!(
+            stderr.contains("cannot write /dev/full: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // What is said on a full standard error is lost, not a panic (exit status 101).
+    let out = run(
+        &["show", "99", "--db", &db],
+        std::process::Stdio::null(),
+        full_file().into(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(
+        &["validate", "--format", "csv", &sample],
+        std::process::Stdio::null(),
+        full_file().into(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[cfg(unix)]
 mod unix {
     use std::os::unix::process::CommandExt;
@@ -193,6 +277,102 @@ mod unix {
         assert_eq!(count(&db, "SELECT count(*) FROM game"), 1500);
     }
 
+    /// A user whom permissions stop: nobody when the tests run as root, whom they do not.
+    const NOBODY: u32 = 65534;
+
+    fn root() -> bool {
+        // SAFETY: geteuid has no preconditions.
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    /// A command that runs `binary` as a user whom permissions stop (see [`NOBODY`]).
+    fn unprivileged(binary: &Path) -> std::process::Command {
+        let mut command = std::process::Command::new(binary);
+        if root() {
+            // SAFETY: between fork and exec only `setgroups`, `setgid` and `setuid`, which
+            // are async-signal-safe.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setgroups(0, std::ptr::null()) != 0
+                        || libc::setgid(NOBODY) != 0
+                        || libc::setuid(NOBODY) != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        command
+    }
+
+    /// The binary and a game file copied into `dir`, which everyone may enter: the other user
+    /// may not reach the build's or the repository's folders (a clone in a private
+    /// directory).
+    fn reachable(dir: &Path) -> (PathBuf, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let binary = dir.join("kabir");
+        std::fs::copy(assert_cmd::cargo::cargo_bin("kabir"), &binary).unwrap();
+        std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let sample = dir.join("sample.pgn");
+        std::fs::copy(&samples()[1], &sample).unwrap();
+        std::fs::set_permissions(&sample, std::fs::Permissions::from_mode(0o644)).unwrap();
+        (binary, sample)
+    }
+
+    /// A new database in a directory that cannot be written, or that is missing: the message
+    /// names the directory and what is wrong with it (it said "unable to open database
+    /// file"), and nothing is made.
+    #[test]
+    fn a_new_database_names_the_directory_it_cannot_be_made_in() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (binary, sample) = reachable(dir.path());
+        let folder = dir.path().join("read-only");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let db = folder.join("new.db");
+        let out = unprivileged(&binary)
+            .args(["import", "--quiet", "--db"])
+            .arg(&db)
+            .arg(&sample)
+            .output()
+            .unwrap();
+        let stderr = failure(&out);
+        let named = format!("the directory {} is not writable", folder.display());
+        assert!(
+            stderr.contains("cannot create the database") && stderr.contains(&named),
+            "{stderr}"
+        );
+        assert!(stderr.contains("new.db"), "{stderr}");
+        assert!(!db.exists());
+        // An output file there: the same words.
+        let out = unprivileged(&binary)
+            .args(["generate", "--variant", "shatranj", "-o"])
+            .arg(folder.join("games.pgn"))
+            .output()
+            .unwrap();
+        let stderr = failure(&out);
+        assert!(
+            stderr.contains(&named) && stderr.contains("games.pgn"),
+            "{stderr}"
+        );
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A directory that does not exist.
+        let missing = dir.path().join("missing");
+        let out = kabir()
+            .args(["import", "--quiet", "--db"])
+            .arg(missing.join("new.db"))
+            .arg(&sample)
+            .output()
+            .unwrap();
+        let stderr = failure(&out);
+        let named = format!("the directory {} does not exist", missing.display());
+        assert!(stderr.contains(&named), "{stderr}");
+        assert!(!missing.exists());
+    }
+
     /// A writable database in a directory the importer cannot write to: SQLite cannot create
     /// its journal beside it, and the message says so (it said "the file is read-only"). Run
     /// as another user when the tests run as root, whom permissions do not stop.
@@ -208,43 +388,20 @@ mod unix {
             .arg(&samples()[0])
             .assert()
             .code(0);
-        let root = unsafe { libc::geteuid() } == 0;
-        let nobody: u32 = 65534;
         use std::os::unix::fs::PermissionsExt;
-        if root {
-            std::os::unix::fs::chown(&db, Some(nobody), Some(nobody)).unwrap();
-            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        if root() {
+            std::os::unix::fs::chown(&db, Some(NOBODY), Some(NOBODY)).unwrap();
         }
         std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
         let before = std::fs::read(&db).unwrap();
-        // The other user may not reach the build's or the repository's folders (a clone in a
-        // private directory): the binary and the game file it reads are copied beside the
-        // database, in a folder everyone can enter.
-        let binary = dir.path().join("kabir");
-        std::fs::copy(assert_cmd::cargo::cargo_bin("kabir"), &binary).unwrap();
-        std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let sample = dir.path().join("sample.pgn");
-        std::fs::copy(&samples()[1], &sample).unwrap();
-        std::fs::set_permissions(&sample, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let (binary, sample) = reachable(dir.path());
         let as_user = |args: &[&str]| {
-            let mut command = std::process::Command::new(&binary);
-            command.args(args).arg("--db").arg(&db);
-            if root {
-                // SAFETY: between fork and exec only `setgroups`, `setgid` and `setuid`,
-                // which are async-signal-safe.
-                unsafe {
-                    command.pre_exec(move || {
-                        if libc::setgroups(0, std::ptr::null()) != 0
-                            || libc::setgid(nobody) != 0
-                            || libc::setuid(nobody) != 0
-                        {
-                            return Err(std::io::Error::last_os_error());
-                        }
-                        Ok(())
-                    });
-                }
-            }
-            command.output().unwrap()
+            unprivileged(&binary)
+                .args(args)
+                .arg("--db")
+                .arg(&db)
+                .output()
+                .unwrap()
         };
         let sample = sample.to_string_lossy().into_owned();
         let out = as_user(&["import", "--quiet", &sample]);

@@ -385,6 +385,31 @@ mod with_parquet {
             .code(2)
             .stderr(predicate::str::contains("already holds a games table"));
         assert_eq!(files(&out), before);
+        // The folder is the game file the export reads, or its database: refused before
+        // anything is written.
+        let game_file = d.join("games.pgn");
+        fs::copy(&sample, &game_file).unwrap();
+        let before = fs::read(&game_file).unwrap();
+        kabir()
+            .args(["export", "--format", "parquet", "--out"])
+            .arg(&game_file)
+            .arg(&game_file)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "never writes over a file it reads",
+            ))
+            .stderr(predicate::str::contains("the game file"));
+        assert_eq!(fs::read(&game_file).unwrap(), before);
+        kabir()
+            .args(["export", "--format", "parquet", "--db"])
+            .arg(&game_file)
+            .arg("--out")
+            .arg(d.join(".").join("games.pgn"))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("the database"));
+        assert_eq!(fs::read(&game_file).unwrap(), before);
         // An input that cannot be read: nothing left behind.
         let out = d.join("missing");
         kabir()

@@ -13,6 +13,7 @@ use kabir::rules::{Color, Move, Position, Square, Variant};
 use kabir::variants::Registry;
 
 use super::args::VariantArgs;
+use super::output::Files;
 
 /// Draw a position as a picture: the board in its real shape (citadels beside it), the pieces,
 /// the last move, arrows, the side to move and a caption.
@@ -219,50 +220,22 @@ impl Format {
     }
 }
 
-/// Writes an SVG document to `path` as SVG or PNG (by its extension), all at once so that a
-/// failure leaves no half-written file behind.
+/// Writes an SVG document to `path` as SVG or PNG (by its extension), whole or not at all
+/// (see [`super::output::Output`]).
 pub fn save_picture(svg: &str, path: &Path, scale: f32) -> Result<()> {
     let bytes = match Format::of(path)? {
         Format::Svg => svg.as_bytes().to_vec(),
         Format::Png => svg_to_png(svg, scale)?,
     };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile_in(dir, path)?;
-    tmp.1
-        .write_all(&bytes)
-        .and_then(|()| tmp.1.sync_all())
-        .with_context(|| format!("cannot write {}", tmp.0.display()))?;
-    drop(tmp.1);
-    std::fs::rename(&tmp.0, path).with_context(|| {
-        let _ = std::fs::remove_file(&tmp.0);
-        format!("cannot write {}", path.display())
-    })
+    super::output::write_file(path, &bytes)
 }
 
-/// A new file beside `path` to write into before renaming it into place.
-fn tempfile_in(dir: &Path, path: &Path) -> Result<(PathBuf, std::fs::File)> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "picture".into());
-    for i in 0..100u32 {
-        let tmp = dir.join(format!(".{name}.{}.{i}.tmp", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(f) => return Ok((tmp, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(e).with_context(|| format!("cannot write {}", path.display()));
-            }
-        }
-    }
-    bail!("cannot write {}: no temporary name free", path.display())
+/// Refuses a picture file before any work: one whose name says no format, or one that is a
+/// file the command reads (`files`, which lists them).
+pub fn check_picture(what: &str, path: &Path, files: &mut Files) -> Result<()> {
+    Format::of(path)?;
+    files.write(what, path).check()?;
+    Ok(())
 }
 
 /// Draws a scene with the arrows and caption the arguments ask for.
@@ -300,8 +273,12 @@ fn start_position(args: &VariantArgs, fen: Option<&str>) -> Result<Position> {
 
 pub fn run(args: &DiagramArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(path) = &args.output {
-        // Refuse a bad file name before any work.
-        Format::of(path)?;
+        let mut files = Files::new();
+        files.variant_file(args.variant.variant_file.as_deref());
+        if args.db_game.is_some() {
+            files.database(&args.db);
+        }
+        check_picture("--output", path, &mut files)?;
     }
     let scene = match args.db_game {
         Some(id) => game_scene(&args.db, id, args.ply, &args.variant)?,

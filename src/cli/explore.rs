@@ -151,8 +151,11 @@ fn csv_rows(
 /// Explores; the exit status is 0 whether or not games reached the position.
 pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
     if let Some(path) = &args.diagram {
-        // A picture file name that cannot be written is refused before any work.
-        super::diagram::Format::of(path)?;
+        let mut files = super::output::Files::new();
+        files
+            .database(&args.db.db)
+            .variant_file(args.variant.variant_file.as_deref());
+        super::diagram::check_picture("--diagram", path, &mut files)?;
     }
     let db = args.db.open()?;
     if db.is_empty()? {

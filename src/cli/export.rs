@@ -2,8 +2,7 @@
 //! tables, out of the database or straight from game files.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -13,6 +12,7 @@ use serde::Serialize;
 use kabir::db::{Database, GameId, StoredGame};
 use kabir::variants::Registry;
 
+use super::output::{Files, Output};
 use super::query::{DbArgs, FilterArgs, LineArgs, empty_message};
 use super::search::build_query;
 
@@ -62,7 +62,8 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Pgn)]
     pub format: Format,
-    /// Write to this file instead of standard output.
+    /// Write to this file instead of standard output. It must not be the database, and it is
+    /// replaced only once the export is complete: a failed export leaves it as it was.
     #[arg(long, short, value_name = "FILE", conflicts_with = "out")]
     pub output: Option<PathBuf>,
     /// With --format parquet: the folder to write the tables into (created if missing; it
@@ -190,20 +191,23 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
              export the database (to standard output or --output FILE)"
         );
     }
+    let mut files = Files::new();
+    files
+        .database(&args.db.db)
+        .variant_file(args.filter.variant.variant_file.as_deref());
+    if let Some(path) = &args.output {
+        files.write("--output", path);
+    }
+    files.check()?;
     let db = args.db.open()?;
     let registry = args.filter.registry()?;
-    let mut file;
-    let out: &mut dyn Write = match &args.output {
-        Some(path) => {
-            file = BufWriter::new(
-                File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-            );
-            &mut file
-        }
+    let mut file = args.output.as_deref().map(Output::create).transpose()?;
+    let out: &mut dyn Write = match &mut file {
+        Some(f) => f,
         None => out,
     };
     let ids: Vec<GameId> = if db.is_empty()? {
-        eprintln!("kabir export: {}", empty_message(&args.db));
+        super::output::note(format_args!("kabir export: {}", empty_message(&args.db)));
         Vec::new()
     } else {
         let q = build_query(&db, &args.filter, &args.line, args.exact_order)?;
@@ -232,7 +236,9 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
             w.flush()?;
         }
     }
-    out.flush()?;
+    if let Some(f) = file {
+        f.commit()?;
+    }
     Ok(true)
 }
 

@@ -18,6 +18,7 @@ use kabir::replay::Replay;
 use super::diagnostic::{Palette, write_game};
 use super::export::{ExportArgs, stored};
 use super::input::{Replaying, file_size, replay_file_with};
+use super::output::Files;
 use super::progress::{Measure, Progress};
 use super::query::empty_message;
 use super::search::build_query;
@@ -67,6 +68,14 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
     if args.output.is_some() {
         anyhow::bail!("--format parquet writes into the folder --out DIR, not --output FILE");
     }
+    let mut files = Files::new();
+    files.variant_file(args.filter.variant.variant_file.as_deref());
+    if args.files.is_empty() {
+        files.database(&args.db.db);
+    } else {
+        files.game_files(&args.files);
+    }
+    files.write_folder("--out", dir, &TABLES).check()?;
     let started = Instant::now();
     let mut export = ParquetExport::create(dir, args.positions)
         .with_context(|| format!("cannot export to {}", dir.display()))?;
@@ -128,7 +137,7 @@ fn from_database(
     let db = args.db.open()?;
     let registry = args.filter.registry()?;
     if db.is_empty()? {
-        eprintln!("kabir export: {}", empty_message(&args.db));
+        super::output::note(format_args!("kabir export: {}", empty_message(&args.db)));
         return Ok(0);
     }
     let q = build_query(&db, &args.filter, &args.line, args.exact_order)?;

@@ -1,10 +1,9 @@
 //! `kabir generate`: random legal games.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use rayon::prelude::*;
 
@@ -12,6 +11,7 @@ use kabir::generate::{Options, random_game};
 use kabir::rules::{Game, Status};
 
 use super::args::VariantArgs;
+use super::output::{Files, Output};
 
 /// Play random legal games (reproducible by seed) and write them as a game file.
 ///
@@ -39,7 +39,7 @@ pub struct GenerateArgs {
     /// not change with this), for trying searches by name and statistics.
     #[arg(long, value_enum, default_value_t = TagsArg::Fixed)]
     pub tags: TagsArg,
-    /// Output file (default: standard output).
+    /// Output file (default: standard output), replaced once every game is written.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -63,14 +63,15 @@ pub fn run(args: &GenerateArgs, out: &mut dyn Write) -> Result<()> {
         max_plies: args.max_plies,
         capture_bias: args.capture_bias,
     };
-    let mut file;
-    let out: &mut dyn Write = match &args.output {
-        Some(path) => {
-            file = BufWriter::new(
-                File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-            );
-            &mut file
-        }
+    let mut files = Files::new();
+    files.variant_file(args.variant.variant_file.as_deref());
+    if let Some(path) = &args.output {
+        files.write("--output", path);
+    }
+    files.check()?;
+    let mut file = args.output.as_deref().map(Output::create).transpose()?;
+    let out: &mut dyn Write = match &mut file {
+        Some(f) => f,
         None => out,
     };
     let mut start = 0;
@@ -88,8 +89,10 @@ pub fn run(args: &GenerateArgs, out: &mut dyn Write) -> Result<()> {
         }
         start = end;
     }
-    out.flush()?;
-    Ok(())
+    match file {
+        Some(f) => f.commit(),
+        None => Ok(()),
+    }
 }
 
 fn headers(game: &Game, seed: u64, index: u64, which: TagsArg) -> Vec<(String, String)> {

@@ -1,8 +1,7 @@
 //! `kabir import`: replay game files and store the valid games in a database.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -22,6 +21,7 @@ use kabir::render::printable;
 use super::args::VariantArgs;
 use super::diagnostic::{ColorArgs, Palette, write_game};
 use super::input::{file_size, open};
+use super::output::{Files, Output, is_broken_pipe, unwritable_directory};
 use super::progress::{Counts, Progress};
 
 /// Import game files into a database (SQLite, one file).
@@ -52,7 +52,10 @@ pub struct ImportArgs {
     pub db: PathBuf,
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Write the invalid games, exactly as read, to this file.
+    /// Write the invalid games, exactly as read, to this file. It must not be a file the
+    /// command reads (a game file, the database), and it is replaced only once the import has
+    /// read every game: an import stopped by an error leaves it as it was (the same import
+    /// run again writes it).
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
     /// Which games count as duplicates, not stored again. The rule applies to the games
@@ -162,10 +165,37 @@ struct Reporter<'a> {
     counts: &'a Counts,
     progress: &'a Progress,
     palette: Palette,
-    rejects: Option<BufWriter<File>>,
+    rejects: Option<Output>,
     out: &'a mut dyn Write,
+    /// Whether the reader of standard output has gone: the import goes on, the database being
+    /// what it makes, and says nothing more there.
+    cut: bool,
+    /// Whether standard error could not be written: the problems of games are said no more.
+    unsaid: bool,
     /// The bytes of all the inputs, when every one is a file with a size.
     total: Option<u64>,
+}
+
+impl Reporter<'_> {
+    /// Each duplicate of a batch as a line of JSON.
+    fn list_duplicates(&mut self, stats: &BatchStats, origins: &[Origin]) -> Result<()> {
+        for d in &stats.duplicate_of {
+            let Some(o) = origins.get(d.index) else {
+                continue;
+            };
+            serde_json::to_writer(
+                &mut *self.out,
+                &DuplicateReport {
+                    file: &self.args.files[o.input],
+                    game: o.number,
+                    line: o.line,
+                    duplicate_of: d.of,
+                },
+            )?;
+            self.out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
 }
 
 impl ImportEvents for Reporter<'_> {
@@ -182,7 +212,7 @@ impl ImportEvents for Reporter<'_> {
     fn not_stored(&mut self, origin: Origin, raw: &RawGame, why: &NotStored) -> Result<()> {
         self.counts.rejected.fetch_add(1, Ordering::Relaxed);
         let path = &self.args.files[origin.input];
-        if !self.args.quiet {
+        if !self.args.quiet && !self.unsaid {
             let stderr = std::io::stderr();
             let mut err = stderr.lock();
             let palette = self.palette;
@@ -200,20 +230,21 @@ impl ImportEvents for Reporter<'_> {
                 }
                 Ok(())
             };
-            self.progress.suspend(|| write(&mut err))?;
+            if self.progress.suspend(|| write(&mut err)).is_err() {
+                // Standard error has gone or is full: the problems go unsaid and the import,
+                // whose output is the database, goes on; its status still says that a game
+                // was invalid.
+                self.unsaid = true;
+            }
         }
         if let Some(rejects_path) = &self.args.rejects {
-            if self.rejects.is_none() {
-                self.rejects = Some(BufWriter::new(
-                    File::create(rejects_path)
-                        .with_context(|| format!("cannot create {}", rejects_path.display()))?,
-                ));
-            }
-            if let Some(f) = self.rejects.as_mut() {
-                f.write_all(&raw.source)?;
-                if !raw.source.ends_with(b"\n") {
-                    f.write_all(b"\n")?;
-                }
+            let f = match &mut self.rejects {
+                Some(f) => f,
+                None => self.rejects.insert(Output::create(rejects_path)?),
+            };
+            f.write_all(&raw.source)?;
+            if !raw.source.ends_with(b"\n") {
+                f.write_all(b"\n")?;
             }
         }
         Ok(())
@@ -228,21 +259,10 @@ impl ImportEvents for Reporter<'_> {
         summary: &ImportSummary,
     ) -> Result<()> {
         let args = self.args;
-        if args.format == Format::Json {
-            for d in &stats.duplicate_of {
-                let Some(o) = origins.get(d.index) else {
-                    continue;
-                };
-                serde_json::to_writer(
-                    &mut *self.out,
-                    &DuplicateReport {
-                        file: &args.files[o.input],
-                        game: o.number,
-                        line: o.line,
-                        duplicate_of: d.of,
-                    },
-                )?;
-                self.out.write_all(b"\n")?;
+        if args.format == Format::Json && !self.cut {
+            match self.list_duplicates(stats, origins) {
+                Err(e) if is_broken_pipe(&e) => self.cut = true,
+                other => other?,
             }
         }
         if !args.quiet {
@@ -255,7 +275,8 @@ impl ImportEvents for Reporter<'_> {
                         o.number,
                         printable(&r.error.to_string())
                     );
-                    self.progress.suspend(|| eprintln!("{line}"));
+                    self.progress
+                        .suspend(|| super::output::note(format_args!("{line}")));
                 }
             }
         }
@@ -277,12 +298,35 @@ impl ImportEvents for Reporter<'_> {
     }
 }
 
+/// Opens the database, or makes it. The error names the file, and for a new one that could
+/// not be made, what is wrong with its directory.
+fn open_database(path: &Path) -> Result<Database> {
+    let existed = path.exists();
+    Database::create_or_open(path).or_else(|e| {
+        if !existed
+            && !path.exists()
+            && let Some(why) = unwritable_directory(path)
+        {
+            anyhow::bail!("cannot create the database {}: {why}", path.display());
+        }
+        Err(anyhow::Error::new(e).context("cannot open the database"))
+    })
+}
+
 /// Imports; returns whether every game read was valid.
 pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
+    let mut files = Files::new();
+    files
+        .database(&args.db)
+        .variant_file(args.variant.variant_file.as_deref())
+        .game_files(&args.files);
+    if let Some(path) = &args.rejects {
+        files.write("--rejects", path);
+    }
+    files.check()?;
     let registry = args.variant.registry()?;
     let palette = Palette::new(args.color.enabled(&std::io::stderr()));
-    // The error names the file.
-    let mut db = Database::create_or_open(&args.db).context("cannot open the database")?;
+    let mut db = open_database(&args.db)?;
     let mut importer = db.importer().context("cannot import into the database")?;
     importer.set_duplicate_rule(args.duplicates.rule());
     let counts = Arc::new(Counts::default());
@@ -303,6 +347,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         palette,
         rejects: None,
         out: &mut *out,
+        cut: false,
+        unsaid: false,
         total,
     };
     let inputs = args
@@ -311,15 +357,42 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         .map(|path| open(path, Some(&counts.bytes)));
     let outcome = importer.import_inputs(inputs, &registry, &options, &mut reporter);
     let rejects = reporter.rejects.take();
-    if let Some(mut f) = rejects {
-        f.flush()?;
-    }
+    let cut = reporter.cut;
     progress.finish();
+    // Rejects of an import that stopped are dropped, and with them the file being written.
+    let outcome = match (outcome, rejects) {
+        (Ok(summary), Some(f)) => match f.commit() {
+            Ok(()) => Ok(summary),
+            Err(error) => Err(kabir::db::ImportStopped { summary, error }),
+        },
+        (outcome, _) => outcome,
+    };
     let (totals, failure) = match outcome {
         Ok(summary) => (summary, None),
         Err(stopped) => (stopped.summary, Some(stopped.error)),
     };
     let secs = started.elapsed().as_secs_f64();
+    let written = if cut {
+        Ok(())
+    } else {
+        write_summary(args, out, &totals, failure.as_ref(), secs)
+    };
+    match (failure, written) {
+        (Some(e), _) => Err(e),
+        // A reader gone keeps the import's answer.
+        (None, Err(e)) if !is_broken_pipe(&e) => Err(e),
+        (None, _) => Ok(totals.rejected == 0),
+    }
+}
+
+/// The summary line, in the chosen format.
+fn write_summary(
+    args: &ImportArgs,
+    out: &mut dyn Write,
+    totals: &ImportSummary,
+    failure: Option<&anyhow::Error>,
+    secs: f64,
+) -> Result<()> {
     match args.format {
         Format::Text => {
             let note = if failure.is_some() {
@@ -350,14 +423,11 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
                 positions: totals.positions,
                 seconds: secs,
                 duplicate_rule: args.duplicates.name(),
-                error: failure.as_ref().map(crate::error_message),
+                error: failure.map(crate::error_message),
             };
             serde_json::to_writer(&mut *out, &SummaryLine { summary })?;
             out.write_all(b"\n")?;
         }
     }
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(totals.rejected == 0),
-    }
+    Ok(())
 }

@@ -12,6 +12,7 @@ pub mod generate;
 pub mod import;
 pub mod index;
 pub mod input;
+pub mod output;
 pub mod perft;
 pub mod progress;
 pub mod query;

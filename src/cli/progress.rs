@@ -96,7 +96,11 @@ impl Progress {
                         bar.set_position(done);
                         bar.set_message(line(started));
                     }
-                    None => eprintln!("{who}: {}{}", done_of(done, total, measure), line(started)),
+                    None => super::output::note(format_args!(
+                        "{who}: {}{}",
+                        done_of(done, total, measure),
+                        line(started)
+                    )),
                 }
             }
         });

@@ -155,7 +155,7 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<bool> {
             Format::Pgn => {}
         }
         if args.format != Format::Table {
-            eprintln!("kabir search: {}", empty_message(&args.db));
+            super::output::note(format_args!("kabir search: {}", empty_message(&args.db)));
         }
         return Ok(true);
     }

@@ -79,8 +79,11 @@ fn movetext(start: &Position, sans: &[String], ply: usize) -> String {
 /// Shows the game; exit status 1 if there is no such game.
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
     if let Some(path) = &args.diagram {
-        // A picture file name that cannot be written is refused before any work.
-        super::diagram::Format::of(path)?;
+        let mut files = super::output::Files::new();
+        files
+            .database(&args.db.db)
+            .variant_file(args.variant_file.as_deref());
+        super::diagram::check_picture("--diagram", path, &mut files)?;
     }
     let db = args.db.open()?;
     let registry = VariantArgs {
@@ -94,7 +97,7 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
         } else {
             "see `kabir search` for the ids".to_string()
         };
-        eprintln!("kabir show: no game {} ({why})", args.game);
+        super::output::note(format_args!("kabir show: no game {} ({why})", args.game));
         return Ok(false);
     };
     match args.format {

@@ -326,8 +326,11 @@ fn flatten(
 /// Prints the statistics.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<bool> {
     if let Some(path) = &args.chart {
-        // A picture file name that cannot be written is refused before any work.
-        super::diagram::Format::of(path)?;
+        let mut files = super::output::Files::new();
+        files
+            .database(&args.db.db)
+            .variant_file(args.filter.variant.variant_file.as_deref());
+        super::diagram::check_picture("--chart", path, &mut files)?;
     }
     let db = args.db.open()?;
     let registry = args.filter.registry()?;
@@ -354,7 +357,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<bool> {
         super::diagram::save_picture(&chart, path, 1.0)?;
     }
     if empty && args.format != Format::Table {
-        eprintln!("kabir stats: {}", empty_message(&args.db));
+        super::output::note(format_args!("kabir stats: {}", empty_message(&args.db)));
     }
     match args.format {
         Format::Table if empty => writeln!(out, "{}", empty_message(&args.db))?,

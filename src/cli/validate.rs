@@ -1,11 +1,10 @@
 //! `kabir validate`: replay every game and say exactly what is wrong.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use tabled::settings::Style;
@@ -19,6 +18,7 @@ use kabir::rules::Status;
 use super::args::VariantArgs;
 use super::diagnostic::{ColorArgs, Palette, write_game};
 use super::input::{Replaying, replay_file, replay_file_with};
+use super::output::{Files, Named, Output, is_broken_pipe};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -61,11 +61,14 @@ pub struct ValidateArgs {
     /// once for a game written entirely so.
     #[arg(long)]
     pub strict: bool,
-    /// Write the valid games, in canonical notation, to this file.
+    /// Write the valid games, in canonical notation, to this file. It must not be a file the
+    /// command reads, and it is replaced only once every game has been read: a run that
+    /// fails leaves it as it was.
     #[arg(long, value_name = "OUT")]
     pub fix: Option<PathBuf>,
     /// Write the invalid games, exactly as read, to this file (with --fix the default is
-    /// OUT with `.rejects` before its extension).
+    /// OUT with `.rejects` before its extension). Written as --fix is, and only when some game
+    /// is invalid.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
     /// Game files (`-` for standard input; `.gz` and `.zst` are decompressed).
@@ -138,35 +141,60 @@ fn default_rejects(fix: &std::path::Path) -> PathBuf {
     fix.with_file_name(name)
 }
 
-fn create(path: &std::path::Path) -> Result<BufWriter<File>> {
-    Ok(BufWriter::new(File::create(path).with_context(|| {
-        format!("cannot create {}", path.display())
-    })?))
-}
-
 /// Validates; returns whether every game was valid.
+///
+/// A reader of the report that goes away (`kabir validate ... | head`) ends the report. The
+/// games go on being read, quietly, only while --fix or --rejects is being written, so that
+/// those files are complete; the exit status says whether a game read was invalid.
 pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
-    let registry = args.variant.registry()?;
-    let mut fixed = args.fix.as_deref().map(create).transpose()?;
     let rejects_path = args
         .rejects
         .clone()
         .or_else(|| args.fix.as_deref().map(default_rejects));
-    // Created at the first rejected game, so a clean run leaves no empty file behind.
-    let mut rejects: Option<BufWriter<File>> = None;
+    let mut files = Files::new();
+    files
+        .variant_file(args.variant.variant_file.as_deref())
+        .game_files(&args.files);
+    if let Some(path) = &args.fix {
+        files.write("--fix", path);
+    }
+    if let Some(path) = &rejects_path {
+        let what = if args.rejects.is_some() {
+            "--rejects"
+        } else {
+            "--rejects (the default beside --fix)"
+        };
+        files.write(what, path);
+    }
+    files.check()?;
+    let registry = args.variant.registry()?;
+    let mut fixed = args.fix.as_deref().map(Output::create).transpose()?;
+    // Made at the first rejected game, so a clean run leaves no empty file behind.
+    let mut rejects: Option<Output> = None;
+    let writes_files = fixed.is_some() || rejects_path.is_some();
+    // Whether the reader of the report has gone.
+    let mut cut = false;
     if args.format == Format::Csv && !args.quiet {
-        let mut w = csv::Writer::from_writer(&mut *out);
-        w.write_record([
-            "file", "game", "line", "column", "severity", "kind", "ply", "text", "message",
-            "position", "legal",
-        ])?;
-        w.flush()?;
+        let header = (|| -> Result<()> {
+            let mut w = csv::Writer::from_writer(&mut *out);
+            w.write_record([
+                "file", "game", "line", "column", "severity", "kind", "ply", "text", "message",
+                "position", "legal",
+            ])?;
+            w.flush()?;
+            Ok(())
+        })();
+        match header {
+            Err(e) if is_broken_pipe(&e) && !writes_files => return Ok(true),
+            Err(e) if is_broken_pipe(&e) => cut = true,
+            other => other?,
+        }
     }
     let palette = Palette::new(args.color.enabled(&std::io::stdout()));
     let mut summary = Summary::default();
     // With only the summary to print, each game is reduced to its counts on the worker thread
     // that replayed it.
-    let counts_only = args.quiet && fixed.is_none() && rejects_path.is_none();
+    let counts_only = args.quiet && !writes_files;
     for path in &args.files {
         summary.files += 1;
         if counts_only {
@@ -189,7 +217,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
             })?;
             continue;
         }
-        replay_file(path, &registry, args.strict, |raw, r| {
+        let read = replay_file(path, &registry, args.strict, |raw, r| {
             let valid = r.is_valid();
             summary.count(valid, r.problems.iter().map(|p| (p.kind.as_str(), p.error)));
             if valid {
@@ -197,71 +225,103 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                     f.write_all(r.write_canonical(raw).as_bytes())?;
                 }
             } else if let Some(path) = &rejects_path {
-                if rejects.is_none() {
-                    rejects = Some(create(path)?);
-                }
-                let Some(f) = rejects.as_mut() else {
-                    return Ok(());
+                let f = match &mut rejects {
+                    Some(f) => f,
+                    None => rejects.insert(Output::create(path)?),
                 };
                 f.write_all(&raw.source)?;
                 if !raw.source.ends_with(b"\n") {
                     f.write_all(b"\n")?;
                 }
             }
-            if args.quiet {
+            if args.quiet || cut {
                 return Ok(());
             }
-            match args.format {
-                Format::Human => write_game(out, path, raw, r, palette)?,
-                Format::Table => write_tables(out, path, raw, r)?,
-                Format::Json => {
-                    serde_json::to_writer(&mut *out, &game_report(path, raw, r))?;
-                    out.write_all(b"\n")?;
+            match report(args.format, out, path, raw, r, palette) {
+                Err(e) if is_broken_pipe(&e) => {
+                    cut = true;
+                    // Without files to complete, reading on would only find the status.
+                    if writes_files { Ok(()) } else { Err(e) }
                 }
-                Format::Csv => {
-                    let mut w = csv::WriterBuilder::new()
-                        .has_headers(false)
-                        .from_writer(Vec::new());
-                    for p in &r.problems {
-                        w.serialize((
-                            path,
-                            raw.number,
-                            p.line,
-                            p.column,
-                            if p.error { "error" } else { "warning" },
-                            p.kind.as_str(),
-                            p.ply,
-                            &p.text,
-                            &p.message,
-                            p.position
-                                .as_ref()
-                                .map(|pos| pos.to_fen())
-                                .unwrap_or_default(),
-                            p.legal_san().join(" "),
-                        ))?;
-                    }
-                    out.write_all(&w.into_inner().map_err(|e| e.into_error())?)?;
-                }
+                other => other,
             }
-            Ok(())
-        })?;
+        });
+        match read {
+            Err(e) if cut && is_broken_pipe(&e) => return Ok(summary.invalid == 0),
+            other => other?,
+        }
     }
-    if let Some(mut f) = fixed {
-        f.flush()?;
+    if let Some(f) = fixed {
+        f.commit()?;
     }
-    if let Some(mut f) = rejects {
-        f.flush()?;
+    if let Some(f) = rejects {
+        f.commit()?;
     }
-    match args.format {
+    let valid = summary.invalid == 0;
+    if cut {
+        return Ok(valid);
+    }
+    let written = match args.format {
         Format::Json => {
-            serde_json::to_writer(&mut *out, &serde_json::json!({ "summary": summary }))?;
-            out.write_all(b"\n")?;
+            serde_json::to_writer(&mut *out, &serde_json::json!({ "summary": summary }))
+                .map_err(Into::into)
+                .and_then(|()| out.write_all(b"\n").map_err(Into::into))
         }
         // The CSV stays one table; the summary goes to standard error.
-        Format::Csv => write_summary(&mut std::io::stderr(), &summary)?,
-        Format::Human | Format::Table => write_summary(out, &summary)?,
+        Format::Csv => write_summary(
+            &mut Named::new(std::io::stderr(), "standard error"),
+            &summary,
+        ),
+        Format::Human | Format::Table => write_summary(out, &summary),
+    };
+    match written {
+        Err(e) if is_broken_pipe(&e) => Ok(valid),
+        other => other.map(|()| valid),
     }
-    Ok(summary.invalid == 0)
+}
+
+/// Reports a game's problems in the chosen format.
+fn report(
+    format: Format,
+    out: &mut dyn Write,
+    path: &str,
+    raw: &RawGame,
+    r: &Replay,
+    palette: Palette,
+) -> Result<()> {
+    match format {
+        Format::Human => write_game(out, path, raw, r, palette)?,
+        Format::Table => write_tables(out, path, raw, r)?,
+        Format::Json => {
+            serde_json::to_writer(&mut *out, &game_report(path, raw, r))?;
+            out.write_all(b"\n")?;
+        }
+        Format::Csv => {
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Vec::new());
+            for p in &r.problems {
+                w.serialize((
+                    path,
+                    raw.number,
+                    p.line,
+                    p.column,
+                    if p.error { "error" } else { "warning" },
+                    p.kind.as_str(),
+                    p.ply,
+                    &p.text,
+                    &p.message,
+                    p.position
+                        .as_ref()
+                        .map(|pos| pos.to_fen())
+                        .unwrap_or_default(),
+                    p.legal_san().join(" "),
+                ))?;
+            }
+            out.write_all(&w.into_inner().map_err(|e| e.into_error())?)?;
+        }
+    }
+    Ok(())
 }
 
 fn game_report<'a>(path: &'a str, raw: &RawGame, r: &'a Replay) -> GameReport<'a> {
