@@ -20,8 +20,9 @@ use kabir::notation::reader::ReadError;
 use kabir::render::printable;
 
 use super::args::VariantArgs;
+use super::decode::Trailing;
 use super::diagnostic::{ColorArgs, Palette, write_game};
-use super::input::{file_size, open};
+use super::input::{check_trailing, file_size, open};
 use super::progress::{Counts, Progress};
 
 /// Import game files into a database (SQLite, one file).
@@ -166,6 +167,8 @@ struct Reporter<'a> {
     out: &'a mut dyn Write,
     /// The bytes of all the inputs, when every one is a file with a size.
     total: Option<u64>,
+    /// What each input held after its compressed data.
+    trailing: &'a [Trailing],
 }
 
 impl ImportEvents for Reporter<'_> {
@@ -268,6 +271,13 @@ impl ImportEvents for Reporter<'_> {
         Ok(())
     }
 
+    fn input_ended(&mut self, input: usize) -> Result<()> {
+        match self.trailing.get(input) {
+            Some(t) => check_trailing(&self.args.files[input], t),
+            None => Ok(()),
+        }
+    }
+
     fn read_failed(&mut self, input: usize, error: ReadError) -> anyhow::Error {
         anyhow::Error::new(error).context(format!("cannot read {}", self.args.files[input]))
     }
@@ -295,6 +305,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         strict: args.strict,
     };
     let started = Instant::now();
+    // One each: a clone shares what it hears.
+    let trailing: Vec<Trailing> = args.files.iter().map(|_| Trailing::default()).collect();
     let mut reporter = Reporter {
         args,
         counts: &counts,
@@ -303,11 +315,13 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         rejects: None,
         out: &mut *out,
         total,
+        trailing: &trailing,
     };
     let inputs = args
         .files
         .iter()
-        .map(|path| open(path, Some(&counts.bytes)));
+        .zip(&trailing)
+        .map(|(path, t)| open(path, Some(&counts.bytes), t));
     let outcome = importer.import_inputs(inputs, &registry, &options, &mut reporter);
     let rejects = reporter.rejects.take();
     if let Some(mut f) = rejects {
