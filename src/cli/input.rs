@@ -35,8 +35,8 @@ impl<R: Read> Read for Counted<R> {
 
 /// Opens a game file (`-` is standard input) as UTF-8 text: gzip and zstd are decompressed,
 /// UTF-16 and UTF-32 decoded, each told by the first bytes whatever the file's name
-/// ([`decode`](super::decode)). The reading is unbuffered but for gzip: it is read in large
-/// pieces straight into the blocks of [`replay_games`], with no buffer to copy through. With
+/// ([`decode`](super::decode)). Plain text is read unbuffered: in large pieces straight into
+/// the blocks of [`replay_games`], with no buffer to copy through. With
 /// `bytes`, the bytes read from the file (before decompression, so they can be set against its
 /// size) are added to it. `trailing` hears of bytes after a gzip file's data, found only once
 /// the file is read: see [`check_trailing`].
@@ -102,7 +102,8 @@ pub fn open(
     Ok(decode::as_utf8(text, encoding))
 }
 
-/// The size of the buffer gzip data is read through.
+/// The buffer gzip data is read through: the decoder asks for a few bytes at a time, and the
+/// file is then read in few system calls.
 const GZIP_BUFFER: usize = 64 * 1024;
 
 /// The error for a file whose gzip data was followed by bytes that are not gzip (the games
