@@ -5,6 +5,8 @@
 //!
 //! Data flows one way, and each layer uses only those above it:
 //!
+//! - [`limits`]: how much of a file kabir reads whole at most (a variant definition file),
+//!   checked while reading.
 //! - [`rules`]: the rules core. A [`Variant`](rules::Variant) is built from a definition
 //!   (data, not code); a [`Position`](rules::Position) of it generates the legal
 //!   [`Move`](rules::Move)s; a [`Game`](rules::Game) plays them and knows when the game is
@@ -113,6 +115,7 @@ pub mod db;
 #[cfg(feature = "diagram")]
 pub mod diagram;
 pub mod generate;
+pub mod limits;
 pub mod notation;
 pub mod parallel;
 pub mod render;

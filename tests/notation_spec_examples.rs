@@ -345,6 +345,8 @@ fn is_game_text(text: &str) -> bool {
 const NOT_EXAMPLES: &[&str] = &[
     // Bytes, characters and files.
     "LF", "CR", "CRLF", "\\n", "\\r", "\\r\\n", "EF BB BF", "file:line:column", "line:column",
+    "FF FE", "FE FF", "FF FE 00 00", "00 00 FE FF", "[E", "5B 00 45 00", "00 5B 00 45",
+    "5B 00 00 00", "00 00 00 5B", "iconv",
     "docs/VALIDATE.md", "docs/RULES.md", "src/variants/defs/*.toml", "A-Z a-z 0-9 _",
     "_ + # = : -", "\"", "\\", "\\\"", "\\\\", "[", "]", "{", "}", "(", ")", "$", "%", "'", ",",
     "/", ":", "=", "_", "@", "|", "(* *)", "[ ]", "{ }", "? ?", "--variant", "--variant NAME",
@@ -374,7 +376,7 @@ const NOT_EXAMPLES: &[&str] = &[
     "duplicate-tag", "moves-after-draw", "termination", "end_ply",
     // Commands and files.
     "cat a.pgn b.pgn", "kabir validate", "kabir validate --format json",
-    "validate --format json", "--fix", "DECISIONS.md", "benches/hostile.sh",
+    "validate --format json", "--fix", "--rejects", "DECISIONS.md", "benches/hostile.sh",
     "docs/RELIABILITY.md",
     // Moves the spec gives as not moves (section 9.1, 6.12 and 12), and parts of moves that
     // are no production alone.

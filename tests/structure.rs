@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The modules built without default features.
 const LEAN: &[&str] = &[
-    "generate", "notation", "render", "replay", "rules", "variants",
+    "generate", "limits", "notation", "render", "replay", "rules", "variants",
 ];
 /// The modules of optional features.
 const OPTIONAL: &[&str] = &["cli", "columnar", "db", "diagram", "serve"];

@@ -80,3 +80,74 @@ fn extreme_vectors_in_a_definition_are_harmless() {
         .code(0)
         .stdout("39\n");
 }
+
+/// Runs kabir with `args` and its data segment limited to 64 MB (`ulimit -d`), so that a file
+/// read whole without a limit makes it fail for want of memory instead of taking the machine's:
+/// exit status (-1 when killed by a signal) and standard error.
+fn within_64_mb(args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -d 65536 && exec \"$0\" \"$@\"")
+        .arg(assert_cmd::cargo::cargo_bin("kabir"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn a_definition_file_is_read_to_one_mebibyte_at_most() {
+    let said = "/dev/zero: a variant definition is at most 1 MiB; this file is larger";
+    let (code, err) = within_64_mb(&["perft", "--variant-file", "/dev/zero", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(said), "{err}");
+    // A query command, on a database.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("g.db");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/shatranj.pgn");
+    kabir()
+        .args(["import", "-q", "--db"])
+        .arg(&db)
+        .arg(sample)
+        .assert()
+        .code(0);
+    let db = db.to_str().unwrap();
+    let (code, err) = within_64_mb(&["search", "--db", db, "--variant-file", "/dev/zero"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(said), "{err}");
+    // A definition of exactly 1 MiB (padded with a comment) loads; one byte more does not.
+    let mini = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/variants/mini.toml"
+    ))
+    .unwrap();
+    let padded = |size: usize| {
+        let comment = format!("\n# {}\n", "x".repeat(size - mini.len() - 4));
+        let text = format!("{mini}{comment}");
+        assert_eq!(text.len(), size);
+        let path = dir.path().join(format!("mini-{size}.toml"));
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    kabir()
+        .args(["perft", "--variant-file"])
+        .arg(padded(1 << 20))
+        .arg("1")
+        .assert()
+        .code(0)
+        .stdout("6\n");
+    let big = padded((1 << 20) + 1);
+    kabir()
+        .args(["perft", "--variant-file"])
+        .arg(&big)
+        .arg("1")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "{}: a variant definition is at most 1 MiB",
+            big.display()
+        )));
+}

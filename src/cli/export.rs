@@ -78,8 +78,8 @@ pub struct ExportArgs {
     /// invalid games.
     #[arg(long, short)]
     pub quiet: bool,
-    /// With --format parquet: export these game files (`-` for standard input; `.gz` and
-    /// `.zst` are decompressed) instead of the database. --variant and --variant-file then
+    /// With --format parquet: export these game files (`-` for standard input; gzip and zstd
+    /// are decompressed, as `kabir validate` reads them) instead of the database. --variant and --variant-file then
     /// give the variant of the games whose tags name none; other conditions do not apply.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,

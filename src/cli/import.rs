@@ -19,8 +19,9 @@ use kabir::notation::reader::ReadError;
 use kabir::render::printable;
 
 use super::args::VariantArgs;
+use super::decode::Trailing;
 use super::diagnostic::{ColorArgs, Palette, write_game};
-use super::input::{file_size, open};
+use super::input::{check_trailing, file_size, open};
 use super::output::{Files, Output, is_broken_pipe, unwritable_directory};
 use super::progress::{Counts, Progress};
 
@@ -83,7 +84,8 @@ pub struct ImportArgs {
     pub strict: bool,
     #[command(flatten)]
     pub color: ColorArgs,
-    /// Game files (`-` for standard input; `.gz` and `.zst` are decompressed).
+    /// Game files (`-` for standard input): text in UTF-8, UTF-16 or UTF-32, or gzip or zstd
+    /// of it, told by the first bytes whatever the name (docs/VALIDATE.md, "Input files").
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
 }
@@ -174,6 +176,8 @@ struct Reporter<'a> {
     unsaid: bool,
     /// The bytes of all the inputs, when every one is a file with a size.
     total: Option<u64>,
+    /// What each input held after its compressed data.
+    trailing: &'a [Trailing],
 }
 
 impl Reporter<'_> {
@@ -289,6 +293,13 @@ impl ImportEvents for Reporter<'_> {
         Ok(())
     }
 
+    fn input_ended(&mut self, input: usize) -> Result<()> {
+        match self.trailing.get(input) {
+            Some(t) => check_trailing(&self.args.files[input], t),
+            None => Ok(()),
+        }
+    }
+
     fn read_failed(&mut self, input: usize, error: ReadError) -> anyhow::Error {
         anyhow::Error::new(error).context(format!("cannot read {}", self.args.files[input]))
     }
@@ -340,6 +351,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         max_game_bytes: None,
     };
     let started = Instant::now();
+    // One each: a clone shares what it hears.
+    let trailing: Vec<Trailing> = args.files.iter().map(|_| Trailing::default()).collect();
     let mut reporter = Reporter {
         args,
         counts: &counts,
@@ -350,11 +363,13 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         cut: false,
         unsaid: false,
         total,
+        trailing: &trailing,
     };
     let inputs = args
         .files
         .iter()
-        .map(|path| open(path, Some(&counts.bytes)));
+        .zip(&trailing)
+        .map(|(path, t)| open(path, Some(&counts.bytes), t));
     let outcome = importer.import_inputs(inputs, &registry, &options, &mut reporter);
     let rejects = reporter.rejects.take();
     let cut = reporter.cut;

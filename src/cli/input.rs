@@ -1,5 +1,5 @@
-//! Reading game files: plain, gzip or zstd, from a path or standard input; games replayed in
-//! parallel chunks and handed on in input order.
+//! Reading game files: plain, gzip or zstd, UTF-8, UTF-16 or UTF-32, from a path or standard
+//! input; games replayed in parallel chunks and handed on in input order.
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -15,6 +15,10 @@ use kabir::parallel::{ReplayOptions, replay_games};
 use kabir::replay::Replay;
 use kabir::variants::Registry;
 
+use super::decode::{
+    self, Compression, GzipMembers, HEAD, Peeked, Trailing, compression, looks_like_text,
+};
+
 /// A reader that adds the bytes it reads to a count, for a progress bar.
 struct Counted<R> {
     inner: R,
@@ -29,11 +33,18 @@ impl<R: Read> Read for Counted<R> {
     }
 }
 
-/// Opens a game file (`-` is standard input); `.gz` and `.zst` files are decompressed. The
-/// reading is unbuffered: it is read in large pieces straight into the blocks of
-/// [`replay_games`], with no buffer to copy through. With `bytes`, the bytes read from the
-/// file (before decompression, so they can be set against its size) are added to it.
-pub fn open(path: &str, bytes: Option<&Arc<AtomicU64>>) -> Result<Box<dyn Read + Send>> {
+/// Opens a game file (`-` is standard input) as UTF-8 text: gzip and zstd are decompressed,
+/// UTF-16 and UTF-32 decoded, each told by the first bytes whatever the file's name
+/// ([`decode`](super::decode)). Plain text is read unbuffered: in large pieces straight into
+/// the blocks of [`replay_games`], with no buffer to copy through. With
+/// `bytes`, the bytes read from the file (before decompression, so they can be set against its
+/// size) are added to it. `trailing` hears of bytes after a gzip file's data, found only once
+/// the file is read: see [`check_trailing`].
+pub fn open(
+    path: &str,
+    bytes: Option<&Arc<AtomicU64>>,
+    trailing: &Trailing,
+) -> Result<Box<dyn Read + Send>> {
     let count = |r: Box<dyn Read + Send>| -> Box<dyn Read + Send> {
         match bytes {
             Some(b) => Box::new(Counted {
@@ -43,22 +54,69 @@ pub fn open(path: &str, bytes: Option<&Arc<AtomicU64>>) -> Result<Box<dyn Read +
             None => r,
         }
     };
-    if path == "-" {
-        return Ok(count(Box::new(std::io::stdin())));
-    }
-    let file = File::open(path).with_context(|| format!("cannot open {path}"))?;
-    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-        anyhow::bail!("{path} is a directory, not a game file");
-    }
-    let file = count(Box::new(file));
-    Ok(match Path::new(path).extension().and_then(|e| e.to_str()) {
-        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file))),
-        Some("zst") => Box::new(
-            zstd::stream::read::Decoder::new(file)
+    let raw: Box<dyn Read + Send> = if path == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        let file = File::open(path).with_context(|| format!("cannot open {path}"))?;
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            anyhow::bail!("{path} is a directory, not a game file");
+        }
+        Box::new(file)
+    };
+    let cannot_read = || format!("cannot read {path}");
+    let raw = Peeked::new(count(raw), HEAD).with_context(cannot_read)?;
+    let decompressed: Box<dyn Read + Send> = match compression(raw.head()) {
+        Compression::Gzip => Box::new(GzipMembers::new(
+            BufReader::with_capacity(GZIP_BUFFER, raw),
+            trailing.clone(),
+        )),
+        Compression::Zstd => Box::new(
+            zstd::stream::read::Decoder::new(raw)
                 .with_context(|| format!("cannot read {path} as zstd"))?,
         ),
-        _ => file,
-    })
+        Compression::Foreign { what, how } => anyhow::bail!(
+            "cannot read {path}: it is {what}; kabir reads game files as text, gzip or \
+             zstd: {how}"
+        ),
+        Compression::None => {
+            // Text under a compressed file's name (a browser that decompressed what it
+            // downloaded) is read as text; anything else is no game file, and would give
+            // a syntax error for every byte.
+            let named = Path::new(path).extension().and_then(|e| e.to_str());
+            if let Some(ext @ ("gz" | "zst")) = named
+                && !looks_like_text(raw.head())
+            {
+                let format = if ext == "gz" { "gzip" } else { "zstd" };
+                let head: Vec<String> = raw.head().iter().map(|b| format!("{b:02x}")).collect();
+                anyhow::bail!(
+                    "cannot read {path}: named .{ext}, but it is neither {format} data nor \
+                     text (it starts with the bytes {})",
+                    head.join(" ")
+                );
+            }
+            Box::new(raw)
+        }
+    };
+    let text = Peeked::new(decompressed, HEAD).with_context(cannot_read)?;
+    let encoding = decode::encoding(text.head());
+    Ok(decode::as_utf8(text, encoding))
+}
+
+/// The buffer gzip data is read through: the decoder asks for a few bytes at a time, and the
+/// file is then read in few system calls.
+const GZIP_BUFFER: usize = 64 * 1024;
+
+/// The error for a file whose gzip data was followed by bytes that are not gzip (the games
+/// before them were read: they are whole, each member checked by its CRC), as `gzip -d`
+/// stops there with a warning and exit status 2.
+pub fn check_trailing(path: &str, trailing: &Trailing) -> Result<()> {
+    match trailing.garbage_at() {
+        Some(at) => anyhow::bail!(
+            "cannot read {path} to its end: its gzip data ends at byte {at}, and the bytes \
+             after it are not gzip data (the games before them were read)"
+        ),
+        None => Ok(()),
+    }
 }
 
 /// The size of a game file as read, before decompression; `None` for standard input or what
@@ -120,8 +178,9 @@ pub fn replay_file_with<T: Send>(
     work: impl Fn(RawGame, Replay) -> T + Sync,
     each: impl FnMut(u64, T) -> Result<()>,
 ) -> Result<()> {
+    let trailing = Trailing::default();
     replay_games(
-        open(path, how.bytes.as_ref())?,
+        open(path, how.bytes.as_ref(), &trailing)?,
         registry,
         ReplayOptions {
             hashes: how.hashes,
@@ -137,5 +196,6 @@ pub fn replay_file_with<T: Send>(
         } else {
             e
         }
-    })
+    })?;
+    check_trailing(path, &trailing)
 }

@@ -71,7 +71,8 @@ pub struct ValidateArgs {
     /// is invalid.
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
-    /// Game files (`-` for standard input; `.gz` and `.zst` are decompressed).
+    /// Game files (`-` for standard input): text in UTF-8, UTF-16 or UTF-32, or gzip or zstd
+    /// of it, told by the first bytes whatever the name (docs/VALIDATE.md, "Input files").
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
 }

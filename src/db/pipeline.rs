@@ -97,6 +97,15 @@ pub trait ImportEvents {
         Ok(())
     }
 
+    /// Input `input` was read to its end: each of its games was read and said of (as not
+    /// stored, if so), though the batch of the last ones may not be committed yet. An error
+    /// stops the import as an error of reading does, after the games read before it are
+    /// stored: a caller that learns something of an input only once it is read (bytes after
+    /// its compressed data, say) may stop there.
+    fn input_ended(&mut self, _input: usize) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
     /// Reading input `input` failed: the error to stop with (by default the reading error
     /// itself; a caller may name the input).
     fn read_failed(&mut self, _input: usize, error: ReadError) -> Self::Error {
@@ -461,6 +470,7 @@ where
                 }
             }
         })?;
+        events.input_ended(input).map_err(Stop::Caller)?;
     }
     Ok(())
 }

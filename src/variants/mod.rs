@@ -79,9 +79,19 @@ pub fn from_toml(text: &str, origin: &str) -> Result<Arc<Variant>, LoadError> {
 
 /// Loads a user's variant definition file.
 pub fn load_file(path: &Path) -> Result<Arc<Variant>, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+    let io = |source| LoadError::Io {
         path: path.display().to_string(),
         source,
+    };
+    let bytes = crate::limits::read_whole(path, crate::limits::VARIANT_DEFINITION).map_err(io)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the file is not UTF-8 text (at byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        ))
     })?;
     from_toml(&text, &path.display().to_string())
 }
