@@ -110,6 +110,9 @@ pub struct Problem {
     /// 1-based line and column in the file.
     pub line: u32,
     pub column: u32,
+    /// The byte offset in the file of the offending text (of the game's start for problems
+    /// of the whole game).
+    pub offset: u64,
     /// The offending text (shortened if long).
     pub text: String,
     /// What is wrong, in words.
@@ -137,6 +140,7 @@ impl Problem {
             error,
             line: span.line,
             column: span.column,
+            offset: span.offset,
             text: short(text),
             message,
             ply: None,

@@ -20,6 +20,45 @@ pub struct VariantArgs {
     pub variant_file: Option<PathBuf>,
 }
 
+/// `--max-game-size`, for the commands that read game files.
+#[derive(Debug, Clone, Args)]
+pub struct GameSizeArgs {
+    /// The most one game's text may take: bytes, or with K, M or G (KiB, MiB, GiB). A longer
+    /// game is not read: it is the error game-too-large, and reading goes on at the next line
+    /// that starts with `[`. Reading such a game takes memory of about ten times its size.
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
+    pub max_game_size: usize,
+}
+
+/// A size such as `16M`, `300K`, `1G` or `4096` (bytes); the units are powers of 1024.
+pub fn parse_size(text: &str) -> std::result::Result<usize, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "{text:?} is not a size: write bytes, or a number with K, M or G (16M)"
+            ));
+        }
+    };
+    let n: u64 = number.parse().map_err(|_| {
+        format!("{text:?} is not a size: write bytes, or a number with K, M or G (16M)")
+    })?;
+    let bytes = n
+        .checked_mul(1u64 << shift)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| format!("{text:?} is too large a size"))?;
+    if bytes == 0 {
+        return Err("a game takes at least one byte: give a size above 0".to_string());
+    }
+    Ok(bytes)
+}
+
 /// `--variant` of the commands that read game files (validate, import).
 pub const GAMES_VARIANT: &str = "The variant of games without a `Variant` tag: name or alias \
      (see `kabir variants`). Without it such games are an error";
@@ -72,5 +111,22 @@ pub fn position(variant: &Arc<Variant>, fen: Option<&str>) -> Result<kabir::rule
         Some(f) => kabir::rules::Position::from_fen(variant, f)
             .with_context(|| format!("bad position string {f:?} for {}", variant.name())),
         None => Ok(kabir::rules::Position::start(variant)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_read_with_their_units() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("16M"), Ok(16 << 20));
+        assert_eq!(parse_size("300k"), Ok(300 << 10));
+        assert_eq!(parse_size("1 GiB"), Ok(1 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12X").is_err());
+        assert!(parse_size("M").is_err());
+        assert!(parse_size("99999999999999999999G").is_err());
     }
 }

@@ -83,6 +83,10 @@ pub struct ExportArgs {
     /// give the variant of the games whose tags name none; other conditions do not apply.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
+    /// With game files: the most one game's text may take, as `kabir validate
+    /// --max-game-size` reads it (default 16M).
+    #[arg(long, value_name = "SIZE", value_parser = super::args::parse_size)]
+    pub max_game_size: Option<usize>,
 }
 
 /// One exported game (CSV columns in this order; `tags` in JSON only).
@@ -185,10 +189,14 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
     if args.format == Format::Parquet {
         return parquet(args, out);
     }
-    if args.out.is_some() || args.positions || !args.files.is_empty() {
+    if args.out.is_some()
+        || args.positions
+        || !args.files.is_empty()
+        || args.max_game_size.is_some()
+    {
         anyhow::bail!(
-            "--out, --positions and game files are for --format parquet; the other formats \
-             export the database (to standard output or --output FILE)"
+            "--out, --positions, --max-game-size and game files are for --format parquet; the \
+             other formats export the database (to standard output or --output FILE)"
         );
     }
     let mut files = Files::new();

@@ -252,6 +252,9 @@ fn from_files(
             hashes: true,
             strict: false,
             bytes: Some(Arc::clone(&counts.bytes)),
+            max_game_bytes: args
+                .max_game_size
+                .unwrap_or(kabir::notation::reader::DEFAULT_MAX_GAME_BYTES),
         };
         replay_file_with(path, &registry, how, work, |number, read| {
             counts.read.fetch_add(1, Ordering::Relaxed);

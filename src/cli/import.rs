@@ -18,7 +18,7 @@ use kabir::notation::game::RawGame;
 use kabir::notation::reader::ReadError;
 use kabir::render::printable;
 
-use super::args::VariantArgs;
+use super::args::{GameSizeArgs, VariantArgs};
 use super::decode::Trailing;
 use super::diagnostic::{ColorArgs, Palette, write_game};
 use super::input::{check_trailing, file_size, open};
@@ -82,6 +82,8 @@ pub struct ImportArgs {
     /// --strict`).
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub size: GameSizeArgs,
     #[command(flatten)]
     pub color: ColorArgs,
     /// Game files (`-` for standard input): text in UTF-8, UTF-16 or UTF-32, or gzip or zstd
@@ -246,10 +248,7 @@ impl ImportEvents for Reporter<'_> {
                 Some(f) => f,
                 None => self.rejects.insert(Output::create(rejects_path)?),
             };
-            f.write_all(&raw.source)?;
-            if !raw.source.ends_with(b"\n") {
-                f.write_all(b"\n")?;
-            }
+            super::validate::write_rejected(f, raw)?;
         }
         Ok(())
     }
@@ -348,7 +347,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         batch_games: args.batch,
         batch_bytes: args.batch_memory.saturating_mul(1_000_000),
         strict: args.strict,
-        max_game_bytes: None,
+        max_game_bytes: Some(args.size.max_game_size),
     };
     let started = Instant::now();
     // One each: a clone shares what it hears.

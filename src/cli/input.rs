@@ -140,6 +140,8 @@ pub struct Replaying {
     pub strict: bool,
     /// Where to count the bytes read, for a progress bar.
     pub bytes: Option<Arc<AtomicU64>>,
+    /// The most bytes one game's text may take (`--max-game-size`).
+    pub max_game_bytes: usize,
 }
 
 /// Reads every game of a file and replays it to check it, both on all cores (see
@@ -147,14 +149,9 @@ pub struct Replaying {
 pub fn replay_file(
     path: &str,
     registry: &Registry,
-    strict: bool,
+    how: Replaying,
     mut each: impl FnMut(&RawGame, &Replay) -> Result<()>,
 ) -> Result<()> {
-    let how = Replaying {
-        hashes: false,
-        strict,
-        bytes: None,
-    };
     replay_file_with(
         path,
         registry,
@@ -185,7 +182,7 @@ pub fn replay_file_with<T: Send>(
         ReplayOptions {
             hashes: how.hashes,
             strict: how.strict,
-            max_game_bytes: None,
+            max_game_bytes: Some(how.max_game_bytes),
         },
         work,
         each,

@@ -15,7 +15,7 @@ use kabir::render::printable;
 use kabir::replay::{Problem, Replay};
 use kabir::rules::Status;
 
-use super::args::VariantArgs;
+use super::args::{GameSizeArgs, VariantArgs};
 use super::diagnostic::{ColorArgs, Palette, write_game};
 use super::input::{Replaying, replay_file, replay_file_with};
 use super::output::{Files, Named, Output, is_broken_pipe};
@@ -61,6 +61,8 @@ pub struct ValidateArgs {
     /// once for a game written entirely so.
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub size: GameSizeArgs,
     /// Write the valid games, in canonical notation, to this file. It must not be a file the
     /// command reads, and it is replaced only once every game has been read: a run that
     /// fails leaves it as it was.
@@ -211,6 +213,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                 hashes: false,
                 strict: args.strict,
                 bytes: None,
+                max_game_bytes: args.size.max_game_size,
             };
             replay_file_with(path, &registry, how, work, |_, (valid, problems)| {
                 summary.count(valid, problems);
@@ -218,7 +221,13 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
             })?;
             continue;
         }
-        let read = replay_file(path, &registry, args.strict, |raw, r| {
+        let how = Replaying {
+            hashes: false,
+            strict: args.strict,
+            bytes: None,
+            max_game_bytes: args.size.max_game_size,
+        };
+        let read = replay_file(path, &registry, how, |raw, r| {
             let valid = r.is_valid();
             summary.count(valid, r.problems.iter().map(|p| (p.kind.as_str(), p.error)));
             if valid {
@@ -230,10 +239,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
                     Some(f) => f,
                     None => rejects.insert(Output::create(path)?),
                 };
-                f.write_all(&raw.source)?;
-                if !raw.source.ends_with(b"\n") {
-                    f.write_all(b"\n")?;
-                }
+                write_rejected(f, raw)?;
             }
             if args.quiet || cut {
                 return Ok(());
@@ -438,5 +444,18 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> Result<()> {
     let mut t = b.build();
     t.with(Style::rounded());
     writeln!(out, "{t}")?;
+    Ok(())
+}
+
+/// Writes a rejected game's text to a file of rejects, ending with a line end. A game too
+/// large to read has no text kept, so nothing is written for it: its problem says where it is.
+pub fn write_rejected(f: &mut dyn Write, raw: &RawGame) -> std::io::Result<()> {
+    if raw.source.is_empty() {
+        return Ok(());
+    }
+    f.write_all(&raw.source)?;
+    if !raw.source.ends_with(b"\n") {
+        f.write_all(b"\n")?;
+    }
     Ok(())
 }
