@@ -282,3 +282,280 @@ fn a_result_tag_that_is_no_result_is_not_written_as_one() {
     let (code, problems, _, _) = validate(&fixed);
     assert_eq!((code, problems), (0, vec![]));
 }
+
+// Memory bounded whatever the file's shape, and problems shown in time linear in the game.
+// A limit on the data segment (`ulimit -d`, which counts the allocator's mappings) turns a
+// reading that takes memory with the file into a failure; the sizes are such that the
+// reading before these were bounded took several times the limit.
+
+/// Runs kabir with `args` and its data segment limited to `mb` megabytes.
+fn kabir_within(mb: u64, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -d {} && exec \"$0\" \"$@\"", mb * 1024))
+        .arg(assert_cmd::cargo::cargo_bin("kabir"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The summary of `kabir validate --format json` output.
+fn summary(out: &std::process::Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().last().unwrap_or_default();
+    let v: Value = serde_json::from_str(line)
+        .unwrap_or_else(|e| panic!("{e}: {line}\n{}", String::from_utf8_lossy(&out.stderr)));
+    v["summary"].clone()
+}
+
+#[test]
+fn games_written_one_a_line_take_memory_of_a_block_not_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lines.pgn");
+    // 40 MB: the whole file was one block, about 190 MB to validate.
+    let lines = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("[Event \"{i:07}\"] [Variant \"Shatranj\"] 1. e3 *\n"))
+            .collect()
+    };
+    let game_len = lines(1).len();
+    let games = (40 << 20) / game_len;
+    std::fs::write(&path, lines(games)).unwrap();
+    let out = kabir_within(
+        120,
+        &[
+            "validate".as_ref(),
+            "--format=json".as_ref(),
+            "-q".as_ref(),
+            path.as_os_str(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(&out);
+    assert_eq!(
+        (s["games"].as_u64(), s["valid"].as_u64()),
+        (Some(games as u64), Some(games as u64))
+    );
+    // Imported: 12 MB took about 500 MB, every game made ready before the first was stored.
+    let small = dir.path().join("small.pgn");
+    let few = (12 << 20) / game_len;
+    std::fs::write(&small, lines(few)).unwrap();
+    let db = dir.path().join("lines.db");
+    let out = kabir_within(
+        350,
+        &[
+            "import".as_ref(),
+            "-q".as_ref(),
+            "--db".as_ref(),
+            db.as_os_str(),
+            small.as_os_str(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("imported: {few},")), "{said}");
+}
+
+#[test]
+fn blank_lines_and_zero_bytes_take_no_memory_of_their_size() {
+    let dir = tempfile::tempdir().unwrap();
+    // 64 MB of line ends: no game at all (they took about 150 MB).
+    let blank = dir.path().join("blank.pgn");
+    std::fs::write(&blank, b"\n".repeat(64 << 20)).unwrap();
+    let out = kabir_within(
+        80,
+        &[
+            "validate".as_ref(),
+            "--format=json".as_ref(),
+            blank.as_os_str(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(summary(&out)["games"].as_u64(), Some(0));
+    // The same, then a game: it is read, on its line.
+    let mut then = b"\r\n".repeat(20 << 20);
+    then.extend_from_slice(b"[Variant \"Shatranj\"]\n\n1. e3 Ke3 *\n");
+    std::fs::write(&blank, then).unwrap();
+    let out = kabir_within(
+        80,
+        &[
+            "validate".as_ref(),
+            "--format=json".as_ref(),
+            blank.as_os_str(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let game: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(game["errors"][0]["kind"], "illegal-move");
+    assert_eq!(game["errors"][0]["line"], (20 << 20) + 3);
+    // 128 MB of zero bytes: one game, too large to read, at line 1 (the reading held all
+    // of it, and more).
+    let zeros = dir.path().join("zeros.pgn");
+    std::fs::write(&zeros, vec![0u8; 128 << 20]).unwrap();
+    let out = kabir_within(
+        150,
+        &[
+            "validate".as_ref(),
+            "--format=json".as_ref(),
+            zeros.as_os_str(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let game: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(game["errors"][0]["kind"], "game-too-large");
+    assert_eq!(game["errors"][0]["line"], 1);
+    assert_eq!(summary(&out)["games"].as_u64(), Some(1));
+}
+
+#[test]
+fn a_game_over_the_limit_is_an_error_and_the_games_after_it_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.pgn");
+    let comment = "long notes.\n".repeat((3 << 20) / 12);
+    let text = format!(
+        "{HEADER}1. e3 e6 *\n\n[Event \"big\"]\n{HEADER}1. e3 {{{comment}}} e6 *\n\n\
+         [Event \"after\"]\n{HEADER}1. e3 e6 *\n"
+    );
+    std::fs::write(&path, &text).unwrap();
+    let out = kabir()
+        .args(["validate", "--format", "json", "--max-game-size", "1M"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let games: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| v.get("summary").is_none())
+        .collect();
+    assert_eq!(games.len(), 3);
+    assert_eq!(games[1]["errors"][0]["kind"], "game-too-large");
+    assert_eq!(games[1]["errors"][0]["line"], 5);
+    assert!(
+        games[1]["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 MiB"),
+        "{}",
+        games[1]
+    );
+    assert_eq!(games[2]["errors"].as_array().map(Vec::len), Some(0));
+    assert_eq!(games[2]["line"], 10 + (3 << 20) / 12);
+    // Under the default limit the game is read.
+    let (code, problems, _, games) = validate(&path);
+    assert_eq!((code, problems.len(), games.len()), (0, 0, 3));
+    // Imported: the others are stored, the game too large is reported and not copied to
+    // the rejects (its text was not kept).
+    let db = dir.path().join("big.db");
+    let rejects = dir.path().join("rejects.pgn");
+    let out = kabir()
+        .args(["import", "--max-game-size", "1M", "--db"])
+        .arg(&db)
+        .arg("--rejects")
+        .arg(&rejects)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(":5:1: error[game-too-large]"), "{said}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("imported: 2,"));
+    assert_eq!(std::fs::read(&rejects).unwrap_or_default(), b"");
+}
+
+#[test]
+fn a_compressed_comment_of_a_gigabyte_is_passed_in_bounded_memory() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb.pgn.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(format!("{HEADER}1. e3 {{").as_bytes())
+        .unwrap();
+    let block = vec![b'x'; 1 << 20];
+    for _ in 0..1024 {
+        gz.write_all(&block).unwrap();
+    }
+    gz.write_all(format!("}} e6 *\n\n[Event \"after\"]\n{HEADER}1. e3 e6 *\n").as_bytes())
+        .unwrap();
+    gz.finish().unwrap();
+    let out = kabir_within(
+        150,
+        &[
+            "validate".as_ref(),
+            "--format=json".as_ref(),
+            path.as_os_str(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(&out);
+    assert_eq!(
+        (s["games"].as_u64(), s["valid"].as_u64()),
+        (Some(2), Some(1))
+    );
+}
+
+#[test]
+fn many_problems_on_one_line_are_shown_in_linear_time() {
+    // 64,000 duplicate tags on one line took over 300 s to show, each problem reading the
+    // whole line again; a comment of 180,000 tag lines over 280 s.
+    let dir = tempfile::tempdir().unwrap();
+    let tags = dir.path().join("tags.pgn");
+    let line = format!(
+        "[Variant \"Shatranj\"] {}\n\n1. e3 *\n",
+        "[Event \"x\"] ".repeat(64_000)
+    );
+    std::fs::write(&tags, line).unwrap();
+    let out = kabir().arg("validate").arg(&tags).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.matches("warning[duplicate-tag]").count(),
+        10 + 1,
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            ":1:154: note: 63989 more warning[duplicate-tag] in game 1, from this one on"
+        ),
+        "{text}"
+    );
+    // The source line is shown around the caret, not whole.
+    assert!(text.lines().all(|l| l.chars().count() < 300));
+    let comment = dir.path().join("comment.pgn");
+    let text = format!(
+        "{HEADER}1. e3 {{\n{}}} *\n",
+        "[Event \"x\"]\n".repeat(180_000)
+    );
+    std::fs::write(&comment, text).unwrap();
+    let out = kabir().arg("validate").arg(&comment).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("more warning[duplicate-tag] in game 2"),
+        "{text}"
+    );
+}
