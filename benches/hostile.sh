@@ -13,11 +13,20 @@
 #   tagline   N tag pairs on one line (N = 100,000: a 1.8 MB line)
 #   tags      one game of N tag pairs, one a line (N = 100,000)
 #   depth     variations nested N deep, a move in each (N = 100,000)
-#   comment   one comment of N bytes (N = 8 MB) on one line
-#   commentlines  one comment of N bytes (N = 8 MB) in lines, every other one starting with
+#   comment   one comment of N bytes (N = 4 MB) on one line
+#   commentlines  one comment of N bytes (N = 4 MB) in lines, every other one starting with
 #             '[' (where blocks of the parallel reader are cut)
 #   variations  a game of N plies with a variation after every other move (N = 50,000)
 #   checks    a game of N plies, every other one a check written without '+' (N = 50,000)
+#   oneline   N games written one a line, tags and moves (N = 250,000: 11 MB)
+#   blank     N line ends and nothing else (N = 64 MB)
+#   zeros     N zero bytes (N = 64 MB)
+#   huge      a game whose comment is N bytes (N = 32 MB, over the limit on one game),
+#             between two small games
+#   gzbomb    gzip of a game whose comment is N bytes (N = 256 MB: a file of about 0.3 MB)
+#   duptags   N copies of one tag on one line (N = 16,000): validate and import show each
+#             problem (not -q)
+#   tagcomment  a comment of N lines that are tag pairs (N = 45,000): problems shown
 set -eu
 DIR=${DIR:-/tmp/kabir-hostile}
 mkdir -p "$DIR"
@@ -25,7 +34,7 @@ if [ -z "${KABIR:-}" ]; then
     cargo build --release --quiet
     KABIR=target/release/kabir
 fi
-KINDS=${*:-tagline tags depth comment commentlines variations checks}
+KINDS=${*:-tagline tags depth comment commentlines variations checks oneline blank zeros huge gzbomb duptags tagcomment}
 
 # Writes input $1 at size $2 to $3.
 make_input() {
@@ -65,6 +74,25 @@ make_input() {
             else printf "%d. Ra7 Ke8\n", m
         }
         printf "*\n" }' ;;
+    oneline) awk -v n="$2" 'BEGIN {
+        for (i = 0; i < n; i++) printf "[Event \"%d\"] [Variant \"Shatranj\"] 1. e3 *\n", i }' ;;
+    blank) head -c "$2" /dev/zero | tr '\0' '\n' ;;
+    zeros) head -c "$2" /dev/zero ;;
+    huge) awk -v n="$2" 'BEGIN {
+        printf "[Variant \"shatranj\"]\n\n1. e3 e6 *\n\n[Variant \"shatranj\"]\n\n1. e3 {"
+        for (i = 0; i < n / 16; i++) printf "no play at all. "
+        printf "} e6 *\n\n[Variant \"shatranj\"]\n\n1. e3 e6 *\n" }' ;;
+    gzbomb) { printf '[Variant "shatranj"]\n\n1. e3 {'
+        head -c "$2" /dev/zero | tr '\0' 'x'
+        printf '} e6 *\n\n[Variant "shatranj"]\n\n1. e3 e6 *\n'; } | gzip -1 ;;
+    duptags) awk -v n="$2" 'BEGIN {
+        printf "[Variant \"shatranj\"] "
+        for (i = 0; i < n; i++) printf "[Event \"x\"] "
+        printf "\n\n1. e3 e6 *\n" }' ;;
+    tagcomment) awk -v n="$2" 'BEGIN {
+        printf "[Variant \"shatranj\"]\n\n1. e3 {\n"
+        for (i = 0; i < n; i++) printf "[Event \"x\"]\n"
+        printf "} e6 *\n" }' ;;
     *) echo "unknown kind $1" >&2; exit 2 ;;
     esac >"$3"
 }
@@ -84,16 +112,28 @@ printf '%-13s %9s %11s   %-33s   %-33s\n' kind N bytes \
 for kind in $KINDS; do
     case $kind in
     tagline | tags | depth) n=100000 ;;
-    comment | commentlines) n=8000000 ;;
+    comment | commentlines) n=4000000 ;;
     variations | checks) n=50000 ;;
+    oneline) n=250000 ;;
+    blank | zeros) n=64000000 ;;
+    huge) n=32000000 ;;
+    gzbomb) n=256000000 ;;
+    duptags) n=16000 ;;
+    tagcomment) n=45000 ;;
     *) n=1 ;;
+    esac
+    # Where the cost of showing problems is measured, they are shown.
+    case $kind in
+    duptags | tagcomment) quiet= ;;
+    *) quiet=-q ;;
     esac
     for size in $n $((2 * n)) $((4 * n)); do
         f="$DIR/$kind-$size.pgn"
+        [ "$kind" = gzbomb ] && f="$f.gz"
         [ -s "$f" ] || make_input "$kind" "$size" "$f"
-        v=$(measure "$KABIR" validate -q "$f")
+        v=$(measure "$KABIR" validate $quiet "$f")
         rm -f "$DIR/h.db" "$DIR/h.db-journal" "$DIR/h.db-wal" "$DIR/h.db-shm"
-        i=$(measure "$KABIR" import -q --db "$DIR/h.db" "$f")
+        i=$(measure "$KABIR" import $quiet --db "$DIR/h.db" "$f")
         printf '%-13s %9s %11s   %s   %s\n' "$kind" "$size" "$(wc -c <"$f")" "$v" "$i"
     done
 done

@@ -373,10 +373,11 @@ const NOT_EXAMPLES: &[&str] = &[
     "UnterminatedTag", "TagInMovetext", "BadMove", "BadMoveNumber", "BadNag", "BadResult",
     "UnterminatedComment", "UnterminatedVariation", "UnmatchedVariationEnd", "ResultInMovetext",
     "TooManyErrors", "MissingResult", "MoveNumberOutOfOrder", "ResultMismatch", "DuplicateTag",
-    "duplicate-tag", "moves-after-draw", "termination", "end_ply",
+    "duplicate-tag", "moves-after-draw", "termination", "end_ply", "GameTooLarge",
+    "game-too-large", "ReaderOptions::max_game_bytes", "import", "export",
     // Commands and files.
     "cat a.pgn b.pgn", "kabir validate", "kabir validate --format json",
-    "validate --format json", "--fix", "--rejects", "DECISIONS.md", "benches/hostile.sh",
+    "validate --format json", "--fix", "--rejects", "--max-game-size SIZE", "DECISIONS.md", "benches/hostile.sh",
     "docs/RELIABILITY.md",
     // Moves the spec gives as not moves (section 9.1, 6.12 and 12), and parts of moves that
     // are no production alone.

@@ -223,8 +223,16 @@ fn pgnish() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(pieces, 0..200).prop_map(|parts| parts.concat())
 }
 
+/// Cases per property: 512, or `PROPTEST_CASES` for a longer hunt.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(512)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn random_bytes_never_panic(input in prop::collection::vec(any::<u8>(), 0..4096)) {

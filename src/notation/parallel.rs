@@ -86,10 +86,32 @@ fn previous_line_is_tags(bytes: &[u8], at: usize) -> bool {
         == Some(&b'[')
 }
 
+/// Whether the line that ends just before `at` (a line start) ends with a result, as a game
+/// written on one line does.
+fn previous_line_ends_a_game(bytes: &[u8], at: usize) -> bool {
+    let before = bytes.get(..at).unwrap_or(&[]);
+    let line = before.trim_ascii_end();
+    [&b"*"[..], b"1-0", b"0-1", b"1/2-1/2"]
+        .iter()
+        .any(|result| line.ends_with(result))
+}
+
+/// Which lines starting with `[` [`find_cut`] may cut before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cuts {
+    /// Those after a line that does not start with `[`, or that ends with a result: where a
+    /// game most likely begins.
+    Likely,
+    /// Any, where no likely one comes.
+    Any,
+}
+
 /// The last place at or after `from` in `bytes` where a block may end before a game: a line
-/// starting with `[` whose previous line does not, else any line starting with `[`.
-fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
+/// starting with `[` whose previous line does not (or ends with a result), else, with
+/// [`Cuts::Any`], any line starting with `[`.
+fn find_cut(bytes: &[u8], from: usize, cuts: Cuts) -> Option<usize> {
     let mut end = bytes.len();
+    let mut after_result = None;
     let mut any = None;
     while end > from {
         let Some(at) = bytes
@@ -103,11 +125,17 @@ fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
             if !previous_line_is_tags(bytes, at) {
                 return Some(at);
             }
+            if after_result.is_none() && previous_line_ends_a_game(bytes, at) {
+                after_result = Some(at);
+            }
             any = any.or(Some(at));
         }
         end = at;
     }
-    any
+    match cuts {
+        Cuts::Likely => after_result,
+        Cuts::Any => after_result.or(any),
+    }
 }
 
 /// The start of the last line that starts at or after `from` in `bytes`, where the line end
@@ -189,11 +217,11 @@ impl<R: Read> Cutter<R> {
             }
             // The cut is looked for in the second half, so blocks are not tiny; a block
             // grows until it holds one, or until it is as large as a block may grow.
-            if let Some(at) = find_cut(&self.pending, want / 2) {
+            if let Some(at) = find_cut(&self.pending, want / 2, Cuts::Likely) {
                 break (at, Edge::Cut);
             }
             if want >= self.most {
-                if let Some(at) = find_cut(&self.pending, 1) {
+                if let Some(at) = find_cut(&self.pending, 1, Cuts::Any) {
                     break (at, Edge::Cut);
                 }
                 if let Some(at) = last_line_start(&self.pending, 1) {
@@ -309,6 +337,9 @@ fn read_all<T>(
         ..
     } = block;
     let mut reader = Reader::of_bytes(block.bytes, options, offset, line);
+    if ends == Edge::Within {
+        reader.ends_within_a_line();
+    }
     let mut games = Vec::new();
     let mut last: Option<RawGame> = None;
     // Bytes in memory cannot fail to read. Each game is worked on once the next one is read,
@@ -646,19 +677,21 @@ mod tests {
     #[test]
     fn cuts_fall_before_a_tag_line_after_another_line() {
         let text = b"[A \"1\"]\n[B \"2\"]\n\n1. e4 *\n\n[A \"3\"]\n[B \"4\"]\n\n1. d4 *\n";
-        let at = find_cut(text, 0).unwrap();
+        let at = find_cut(text, 0, Cuts::Likely).unwrap();
         assert_eq!(&text[at..at + 7], b"[A \"3\"]");
+        assert_eq!(find_cut(text, at + 1, Cuts::Likely), None);
         // Past it, only a tag line after another one is left: the cut of last resort.
-        let last = find_cut(text, at + 1).unwrap();
+        let last = find_cut(text, at + 1, Cuts::Any).unwrap();
         assert_eq!(&text[last..last + 7], b"[B \"4\"]");
-        assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n", 0), Some(8));
-        assert_eq!(find_cut(b"[A \"1\"] [B \"2\"] 1. e3 *", 0), None);
+        assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n", 0, Cuts::Likely), None);
+        assert_eq!(find_cut(b"[A \"1\"]\n[B \"2\"]\n", 0, Cuts::Any), Some(8));
+        assert_eq!(find_cut(b"[A \"1\"] [B \"2\"] 1. e3 *", 0, Cuts::Any), None);
     }
 
     #[test]
     fn one_game_a_line_is_cut_between_games() {
         let text = "[Event \"1\"] [Variant \"Shatranj\"] 1. e3 *\n".repeat(100);
-        let at = find_cut(text.as_bytes(), text.len() / 2).unwrap();
+        let at = find_cut(text.as_bytes(), text.len() / 2, Cuts::Likely).unwrap();
         assert!(text[..at].ends_with("*\n"), "{at}");
     }
 

@@ -472,6 +472,9 @@ pub struct Reader<R> {
     /// A skip past a game too large that ran to the end of the input (see
     /// [`Reader::open_skip`]).
     open_skip: Option<OpenSkip>,
+    /// Whether the input given whole ends within a line that goes on past it (see
+    /// [`Reader::ends_within_a_line`]).
+    open_end: bool,
 }
 
 impl Reader<io::Empty> {
@@ -507,6 +510,13 @@ impl Reader<io::Empty> {
     /// last game this is the start of a last line that holds only blank space, if any.
     pub(crate) fn unread(&self) -> (u64, u32) {
         (self.base + self.head as u64, self.line)
+    }
+
+    /// Says that the input given ends within a line that goes on in what follows: what
+    /// that last line holds so far cannot decide where a game ends. (A comment left open
+    /// ends at a line of tag pairs; a line cut short may look like one.)
+    pub(crate) fn ends_within_a_line(&mut self) {
+        self.open_end = true;
     }
 
     /// The skip past a game too large to read, if the input ended while it was still
@@ -551,6 +561,7 @@ impl<R: BufRead> Reader<R> {
             spill_at: 0,
             head_line: 1,
             open_skip: None,
+            open_end: false,
         }
     }
 
@@ -1594,6 +1605,12 @@ impl<R: BufRead> Reader<R> {
                     let k = self.find(k, |b| !is_blank(b))?;
                     if self.peek(k)? == Some(b'[') {
                         let eol = self.find(k, |b| b == b'\n' || b == b'\r')?;
+                        if self.open_end && eol == self.buf.len() && eol < self.view_end {
+                            // The line goes on past the input given: whether it holds only
+                            // tag pairs is not known. The game runs to the end, and is read
+                            // again with what follows.
+                            return Ok(CommentEnd::Eof);
+                        }
                         if self.buf.get(k..eol).is_some_and(is_tag_line) {
                             return Ok(CommentEnd::TagLine(segment));
                         }
