@@ -361,7 +361,7 @@ fn a_version_1_database_opens_read_only_without_a_change() {
 /// and after `rebuild`, which makes them current.
 #[test]
 fn a_version_1_database_answers_the_same_before_and_after_its_rebuild() {
-    use kabir::db::{GameFilter, GameQuery, GroupBy};
+    use kabir::db::{GameFilter, GameQuery, GroupBy, TreeQuery};
     use kabir::rules::Position;
     let (dir, _) = temp_db();
     let path = version_1_copy(dir.path());
@@ -371,7 +371,11 @@ fn a_version_1_database_answers_the_same_before_and_after_its_rebuild() {
         for name in ["shatranj", "tamerlane", "knavish-shatranj"] {
             let v = kabir::variants::builtin(name).unwrap();
             let start = Position::start(&v);
-            out.push(format!("{:?}", db.explore_tree(&start, 3, 3, 3).unwrap()));
+            let tree = TreeQuery {
+                depth: 3,
+                ..TreeQuery::default()
+            };
+            out.push(format!("{:?}", db.explore_tree(&start, &tree).unwrap()));
             let page = db
                 .search(&GameQuery {
                     position: Some(start),

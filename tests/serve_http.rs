@@ -303,6 +303,26 @@ fn the_api_answers_as_the_command_line() {
             "5",
         ],
     );
+    // A tree cut at its bound, as the command line cuts it.
+    let cut = "/api/explore?variant=tamerlane&depth=40&breadth=1000&max-nodes=50";
+    same(
+        &s,
+        cut,
+        &[
+            "explore",
+            "--variant",
+            "tamerlane",
+            "--depth",
+            "40",
+            "--breadth",
+            "1000",
+            "--max-nodes",
+            "50",
+        ],
+    );
+    let a = s.get(cut).json();
+    assert_eq!(a["truncated"], true, "{a}");
+    assert_eq!(a["max_nodes"], 50);
     let fen = "rnbkqbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBKQBNR b - - 0 1";
     same(
         &s,
@@ -420,6 +440,8 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
         "/explore?flip=maybe",
         "/api/explore?variant=tamerlane&depth=0",
         "/api/explore?variant=tamerlane&depth=41",
+        "/api/explore?variant=tamerlane&max-nodes=0",
+        "/api/explore?variant=tamerlane&max-nodes=20001",
         "/api/explore?variant=shatranj&moves=e4",
         "/api/explore",
         "/api/games?limit=0",

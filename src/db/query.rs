@@ -100,6 +100,63 @@ pub struct Explorer {
     pub moves: Vec<ExplorerMove>,
 }
 
+/// The moves an explorer tree lists at most unless asked otherwise
+/// ([`TreeQuery::max_nodes`]): more than anyone reads as a table, and a few megabytes held.
+pub const DEFAULT_TREE_NODES: usize = 20_000;
+
+/// The deepest an explorer tree goes: a deeper [`TreeQuery::depth`] counts as this. The
+/// tree's nodes are nested as deep as it goes, and are written out and freed recursively.
+pub const MAX_TREE_DEPTH: usize = 100;
+
+/// What [`Database::explore_tree`] is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeQuery {
+    /// How many moves deep the tree goes (1: the position's moves alone; at most
+    /// [`MAX_TREE_DEPTH`]).
+    pub depth: usize,
+    /// How many of each position's most played moves are followed.
+    pub breadth: usize,
+    /// Example game ids per move.
+    pub examples: usize,
+    /// The most moves the tree lists, over all its positions (its nodes: a row of the
+    /// table); the position's own moves are listed whatever this is.
+    pub max_nodes: usize,
+}
+
+impl Default for TreeQuery {
+    fn default() -> TreeQuery {
+        TreeQuery {
+            depth: 1,
+            breadth: 3,
+            examples: 3,
+            max_nodes: DEFAULT_TREE_NODES,
+        }
+    }
+}
+
+/// The answer of [`Database::explore_tree`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExplorerTree {
+    /// The position's explorer, with the explorers of the positions followed under its
+    /// moves ([`ExplorerMove::next`]).
+    pub root: Explorer,
+    /// The moves listed, over all the tree's positions.
+    pub nodes: usize,
+    /// `Some` when positions that the depth and breadth asked for were left out to keep
+    /// within [`TreeQuery::max_nodes`].
+    pub truncated: Option<Truncation>,
+}
+
+/// Where an explorer tree was cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncation {
+    /// The bound that cut it.
+    pub max_nodes: usize,
+    /// The tree lists every move down to this depth (1: the position's own moves); at the
+    /// next depth, only those of the most played lines.
+    pub complete_depth: usize,
+}
+
 /// A stored game.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredGame {
@@ -620,38 +677,91 @@ impl Database {
     /// The explorer as a tree: [`Database::explore`] for `pos`, then for the positions after
     /// its `breadth` most played moves, and so on, `depth` moves deep (`depth` 1 is
     /// `explore`). Every node counts the games that reached its position by any move order.
-    pub fn explore_tree(
-        &self,
-        pos: &Position,
-        depth: usize,
-        breadth: usize,
-        examples: usize,
-    ) -> Result<Explorer, DbError> {
-        self.read(|layout| self.explore_tree_in(pos, depth, breadth, examples, layout))
+    ///
+    /// The tree lists at most [`TreeQuery::max_nodes`] moves in all (the position's own
+    /// moves are always listed whole). Positions are explored level by level, the most
+    /// played lines first, so a tree cut short is complete to some depth and holds the most
+    /// played lines of the next; [`ExplorerTree::truncated`] says where. Without the bound,
+    /// transpositions make the tree grow as fast as the lines that reach each position: 40
+    /// moves deep on 5,000 games it took gigabytes.
+    pub fn explore_tree(&self, pos: &Position, q: &TreeQuery) -> Result<ExplorerTree, DbError> {
+        self.read(|layout| self.explore_tree_in(pos, q, layout))
     }
 
     fn explore_tree_in(
         &self,
         pos: &Position,
-        depth: usize,
-        breadth: usize,
-        examples: usize,
+        q: &TreeQuery,
         layout: Layout,
-    ) -> Result<Explorer, DbError> {
-        let mut out = self.explore_in(pos, examples, layout)?;
+    ) -> Result<ExplorerTree, DbError> {
+        let root = self.explore_in(pos, q.examples, layout)?;
+        let mut nodes = root.moves.len();
+        // The explorers found, in the order explored (a parent before its children), each
+        // but the first with its parent's place here and the index of the move leading to it.
+        let mut found = vec![root];
+        let mut links: Vec<(usize, usize)> = Vec::new();
+        // Positions whose moves are still to follow: the explorer's place and its level
+        // (the root is level 0; the moves of a position of level L are at depth L + 1). A
+        // position is played again from the root when its turn comes rather than kept: a
+        // level of a large tree waits here, and a position is kilobytes.
+        let mut queue: std::collections::VecDeque<(usize, usize)> =
+            std::collections::VecDeque::new();
+        let depth = q.depth.min(MAX_TREE_DEPTH);
         if depth > 1 {
-            for m in out.moves.iter_mut().take(breadth) {
-                let next = pos.after(m.mv);
-                m.next = Some(Box::new(self.explore_tree_in(
-                    &next,
-                    depth - 1,
-                    breadth,
-                    examples,
-                    layout,
-                )?));
+            queue.push_back((0, 0));
+        }
+        let mut line = Vec::new();
+        let mut truncated = None;
+        'levels: while let Some((at, level)) = queue.pop_front() {
+            line.clear();
+            let mut i = at;
+            while i > 0 {
+                let (parent, k) = links[i - 1];
+                line.push(found[parent].moves[k].mv);
+                i = parent;
+            }
+            let mut here = pos.clone();
+            for &mv in line.iter().rev() {
+                here.play_unchecked(mv);
+            }
+            let followed: Vec<Move> = found[at]
+                .moves
+                .iter()
+                .take(q.breadth)
+                .map(|m| m.mv)
+                .collect();
+            for (k, mv) in followed.into_iter().enumerate() {
+                let next = here.after(mv);
+                let ex = self.explore_in(&next, q.examples, layout)?;
+                if nodes + ex.moves.len() > q.max_nodes {
+                    // Every position of this level and the ones above was explored, so the
+                    // moves down to the next level are all listed.
+                    truncated = Some(Truncation {
+                        max_nodes: q.max_nodes,
+                        complete_depth: level + 1,
+                    });
+                    break 'levels;
+                }
+                nodes += ex.moves.len();
+                found.push(ex);
+                links.push((at, k));
+                if level + 2 < depth {
+                    queue.push_back((found.len() - 1, level + 1));
+                }
             }
         }
-        Ok(out)
+        // Children come after their parents: taken from the last, each is whole when it is
+        // put under its move.
+        for (i, (parent, k)) in links.into_iter().enumerate().rev() {
+            let ex = std::mem::take(&mut found[i + 1]);
+            found[parent].moves[k].next = Some(Box::new(ex));
+        }
+        let root = found.swap_remove(0);
+        Ok(ExplorerTree {
+            root,
+            nodes,
+            truncated,
+        })
     }
 
     /// A game by id.
