@@ -442,6 +442,14 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
         "/api/explore?variant=tamerlane&depth=41",
         "/api/explore?variant=tamerlane&max-nodes=0",
         "/api/explore?variant=tamerlane&max-nodes=20001",
+        // A NUL reaches no query (SQLite's full-text search ends its text there).
+        "/api/games?player=a%00b",
+        "/api/games?event=a%00b",
+        "/api/games?site=%00",
+        "/api/stats?player=a%00b",
+        "/api/stats?event=cup%00",
+        "/search?player=a%00b",
+        "/stats?event=a%00b",
         "/api/explore?variant=shatranj&moves=e4",
         "/api/explore",
         "/api/games?limit=0",
@@ -479,6 +487,12 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
     assert!(a.json()["error"].as_str().unwrap().contains("tamerlane"));
     let a = s.get("/explore?variant=tamerlane&moves=f4+f7+Kz9");
     assert!(a.body.contains("move 3"), "{}", a.body);
+    let a = s.get("/api/games?player=a%00b");
+    assert!(
+        a.json()["error"].as_str().unwrap().contains("NUL"),
+        "{}",
+        a.body
+    );
     for t in [
         "/nope",
         "/api/nope",
