@@ -50,6 +50,17 @@ pub enum DbError {
         found: u32,
         known: u32,
     },
+    #[error(
+        "{}: the file records schema version {found} (PRAGMA user_version), but its tables \
+         are those of version {tables}: another program changed the number (if nothing else \
+         was changed, `PRAGMA user_version = {tables}` puts it back)",
+        path.display()
+    )]
+    SchemaMismatch {
+        path: PathBuf,
+        found: u32,
+        tables: u32,
+    },
     #[error("{}: the database is damaged: {detail}", path.display())]
     Corrupt { path: PathBuf, detail: String },
     #[error(
@@ -94,6 +105,8 @@ fn sqlite_message(e: &rusqlite::Error, os_error: Option<i32>) -> String {
         rusqlite::Error::SqliteFailure(f, None) => {
             rusqlite::ffi::code_to_str(f.extended_code).to_string()
         }
+        // Without the statement it was in, which can be a whole script.
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
         other => other.to_string(),
     };
     match os_error {
