@@ -223,9 +223,10 @@ impl GameRow {
     }
 }
 
-/// Why a stored game cannot be shown.
+/// Why a stored game cannot be shown or replayed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameAnswerError {
+    /// Its variant is neither built in nor given (`--variant-file`).
     #[error("game {id}: its variant {variant:?} is not known here; give its definition file")]
     UnknownVariant { id: GameId, variant: String },
     #[error("game {id} has only {plies} plies; ply {ply} is past its end")]
@@ -234,8 +235,10 @@ pub enum GameAnswerError {
         plies: usize,
         ply: usize,
     },
-    #[error("game {id}: a stored move does not fit its position")]
-    Corrupt { id: GameId },
+    /// Its stored row does not replay: its start position does not read, or a move does not
+    /// fit (a damaged database).
+    #[error("game {id}: the database is damaged: {detail}")]
+    Corrupt { id: GameId, detail: String },
 }
 
 /// A stored game as `kabir show --format json` prints it: the fields of `kabir export
@@ -379,14 +382,8 @@ impl GameAnswer {
         if ply > plies {
             return Err(GameAnswerError::PastEnd { id, plies, ply });
         }
-        let unknown = || GameAnswerError::UnknownVariant {
-            id,
-            variant: game.variant.clone(),
-        };
-        let start = game.position_at(variants, 0).ok_or_else(unknown)?;
-        let shown = game
-            .position_at(variants, ply)
-            .ok_or(GameAnswerError::Corrupt { id })?;
+        let start = game.position_at(variants, 0)?;
+        let shown = game.position_at(variants, ply)?;
         // The stored text gives comments and variations; the stored moves are the truth for
         // the main line, and a text that disagrees with them is not used.
         let mut raw = crate::notation::game::RawGame::default();
@@ -399,7 +396,7 @@ impl GameAnswer {
             Line::default()
         };
         if tree::resolved_moves(&line) != game.moves || line.moves.len() != plies {
-            line = plain_line(&start, &game.moves).ok_or(GameAnswerError::Corrupt { id })?;
+            line = plain_line(&start, &game.moves).map_err(|ply| game.unfit_move(ply))?;
         }
         let (comments, moves) = line_answer(&start, &line);
         let tag = |k: &str| game.tag(k).unwrap_or("").to_string();
@@ -438,14 +435,14 @@ impl GameAnswer {
 }
 
 /// The main line without annotations, from the stored moves.
-fn plain_line(start: &Position, moves: &[Move]) -> Option<Line> {
+fn plain_line(start: &Position, moves: &[Move]) -> Result<Line, usize> {
     let mut pos = start.clone();
     let mut legal = Vec::new();
     let mut line = Line::default();
     for (i, &m) in moves.iter().enumerate() {
         pos.legal_moves_into(&mut legal);
         if !legal.contains(&m) {
-            return None;
+            return Err(i + 1);
         }
         line.moves.push(tree::TreeMove {
             mv: Some(m),
@@ -457,7 +454,7 @@ fn plain_line(start: &Position, moves: &[Move]) -> Option<Line> {
         });
         pos.play_unchecked(m);
     }
-    Some(line)
+    Ok(line)
 }
 
 /// A line's comments and moves, each move with its position after it, from `start`.

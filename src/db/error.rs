@@ -171,6 +171,19 @@ impl DbError {
         {
             return directory_not_writable();
         }
+        // A value of another type than the schema keeps in its column (text where the moves'
+        // blob is) can only be written by another program: the file is damaged.
+        if matches!(
+            source,
+            rusqlite::Error::InvalidColumnType(..)
+                | rusqlite::Error::FromSqlConversionFailure(..)
+                | rusqlite::Error::IntegralValueOutOfRange(..)
+        ) {
+            return DbError::Corrupt {
+                path,
+                detail: source.to_string(),
+            };
+        }
         match code {
             Some(ErrorCode::NotADatabase) => DbError::NotADatabase { path },
             Some(ErrorCode::DatabaseCorrupt) => DbError::Corrupt {

@@ -9,6 +9,7 @@ use rusqlite::{OptionalExtension, params};
 
 use crate::rules::{Color, Move, Position};
 
+use super::answer::GameAnswerError;
 use super::codec::{self, GameResult, Posting};
 use super::database::{Database, Layout};
 use super::error::DbError;
@@ -174,39 +175,73 @@ pub struct StoredGame {
 }
 
 impl StoredGame {
-    /// The position after `ply` plies (0: the start), with the variant found in `variants`;
-    /// `None` if the variant is unknown there or `ply` is past the end.
+    /// The position after `ply` plies (0: the start), with the variant found in `variants`.
+    /// An error says whether the variant is unknown there, `ply` is past the end, or the
+    /// stored game does not replay (a damaged database).
     pub fn position_at(
         &self,
         variants: &crate::variants::Registry,
         ply: usize,
-    ) -> Option<Position> {
-        let variant = variants.find(&self.variant)?;
-        let mut pos = Position::from_fen(variant, &self.start_fen).ok()?;
-        for &m in self.moves.get(..ply)? {
+    ) -> Result<Position, GameAnswerError> {
+        let mut pos = self.start(variants)?;
+        let moves = self.moves.get(..ply).ok_or(GameAnswerError::PastEnd {
+            id: self.id,
+            plies: self.moves.len(),
+            ply,
+        })?;
+        for (i, &m) in moves.iter().enumerate() {
             if !well_formed(&pos, m) {
-                return None;
+                return Err(self.unfit_move(i + 1));
             }
             pos.play_unchecked(m);
         }
-        Some(pos)
+        Ok(pos)
     }
 
-    /// The moves in canonical SAN with check marks; `None` if the variant is unknown in
-    /// `variants`.
-    pub fn san_moves(&self, variants: &crate::variants::Registry) -> Option<Vec<String>> {
-        let mut pos = self.position_at(variants, 0)?;
+    /// The moves in canonical SAN with check marks (errors as [`StoredGame::position_at`]).
+    pub fn san_moves(
+        &self,
+        variants: &crate::variants::Registry,
+    ) -> Result<Vec<String>, GameAnswerError> {
+        let mut pos = self.start(variants)?;
         let mut legal = Vec::new();
         let mut out = Vec::with_capacity(self.moves.len());
-        for &m in &self.moves {
+        for (i, &m) in self.moves.iter().enumerate() {
             if !well_formed(&pos, m) {
-                return None;
+                return Err(self.unfit_move(i + 1));
             }
             pos.legal_moves_into(&mut legal);
             out.push(crate::notation::san_plus(&pos, m, &legal));
             pos.play_unchecked(m);
         }
-        Some(out)
+        Ok(out)
+    }
+
+    /// The start position. A variant known here whose stored start does not read is a
+    /// damaged row, not an unknown variant.
+    fn start(&self, variants: &crate::variants::Registry) -> Result<Position, GameAnswerError> {
+        let variant = variants
+            .find(&self.variant)
+            .ok_or_else(|| GameAnswerError::UnknownVariant {
+                id: self.id,
+                variant: self.variant.clone(),
+            })?;
+        Position::from_fen(variant, &self.start_fen).map_err(|e| GameAnswerError::Corrupt {
+            id: self.id,
+            detail: format!(
+                "its start position {:?} is not one of {}: {e}",
+                self.start_fen,
+                variant.name()
+            ),
+        })
+    }
+
+    /// The error for a stored move that does not fit the position before it.
+    pub(crate) fn unfit_move(&self, ply: usize) -> GameAnswerError {
+        GameAnswerError::Corrupt {
+            id: self.id,
+            detail: format!("its move at ply {ply} does not fit the position before it"),
+        }
     }
 
     /// The value of a tag, if the game has it.
@@ -771,18 +806,29 @@ impl Database {
             .prepare_cached(
                 "SELECT v.name, g.start_fen, g.moves, t.tags, g.result, g.termination, g.plies,
                      g.swaps, g.lifts, g.relocations, g.promotions, g.arrivals,
-                     g.adventitious_kings, g.citadel_entries, t.pgn
-                 FROM game g JOIN variant v ON v.id = g.variant
-                     JOIN game_text t ON t.game = g.id
+                     g.adventitious_kings, g.citadel_entries, t.pgn, g.variant
+                 FROM game g LEFT JOIN variant v ON v.id = g.variant
+                     LEFT JOIN game_text t ON t.game = g.id
                  WHERE g.id = ?1",
             )
             .and_then(|mut s| {
                 s.query_row(params![id], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
+                    // A game without its variant's row or its text is a damaged database,
+                    // not a missing game.
+                    let Some(variant) = r.get::<_, Option<String>>(0)? else {
+                        return Ok(Err(format!(
+                            "its variant (number {}) is missing from the variant table",
+                            r.get::<_, i64>(15)?
+                        )));
+                    };
+                    let Some(tags) = r.get::<_, Option<String>>(3)? else {
+                        return Ok(Err("its text is missing from the game_text table".into()));
+                    };
+                    Ok(Ok((
+                        variant,
                         r.get::<_, String>(1)?,
                         r.get::<_, Vec<u8>>(2)?,
-                        r.get::<_, String>(3)?,
+                        tags,
                         r.get::<_, String>(4)?,
                         r.get::<_, String>(5)?,
                         r.get::<_, u32>(6)?,
@@ -797,18 +843,19 @@ impl Database {
                             promotions_by_kind: Vec::new(),
                         },
                         r.get::<_, String>(14)?,
-                    ))
+                    )))
                 })
                 .optional()
             })
             .map_err(|e| self.err(e))?;
-        let Some((variant, start_fen, blob, tags, result, end, plies, mut special, pgn)) = row
-        else {
-            return Ok(None);
-        };
         let corrupt = |what: &str| DbError::Corrupt {
             path: self.path.clone(),
             detail: format!("game {id}: {what}"),
+        };
+        let Some((variant, start_fen, blob, tags, result, end, plies, mut special, pgn)) =
+            row.transpose().map_err(|what| corrupt(&what))?
+        else {
+            return Ok(None);
         };
         let moves = codec::decode_moves(&blob).ok_or_else(|| corrupt("bad moves"))?;
         let tags: Vec<(String, String)> =
@@ -1062,8 +1109,8 @@ impl Database {
         let n = args.len();
         let sql = format!(
             "SELECT g.id, v.name, g.white, g.black, g.event, g.site, g.date, g.result,
-                 g.termination, g.plies
-             FROM game g JOIN variant v ON v.id = g.variant{clause}
+                 g.termination, g.plies, g.variant
+             FROM game g LEFT JOIN variant v ON v.id = g.variant{clause}
              ORDER BY {order_by} LIMIT ?{} OFFSET ?{}",
             n + 1,
             n + 2
@@ -1073,10 +1120,16 @@ impl Database {
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                Ok((
+                // A game whose variant's row is gone is listed as damaged rather than left
+                // out, which made pages shorter than their count and exports lose games.
+                let variant: Option<String> = r.get(1)?;
+                if variant.is_none() {
+                    return Ok(Err((r.get::<_, GameId>(0)?, r.get::<_, i64>(10)?)));
+                }
+                Ok(Ok((
                     GameSummary {
                         id: r.get(0)?,
-                        variant: r.get(1)?,
+                        variant: variant.unwrap_or_default(),
                         white: r.get(2)?,
                         black: r.get(3)?,
                         event: r.get(4)?,
@@ -1087,17 +1140,23 @@ impl Database {
                         plies: r.get(9)?,
                     },
                     r.get::<_, String>(8)?,
-                ))
+                )))
             })
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.err(e))?;
-        Ok(rows
-            .into_iter()
-            .map(|(mut s, end)| {
+        rows.into_iter()
+            .map(|row| {
+                let (mut s, end) = row.map_err(|(id, variant)| DbError::Corrupt {
+                    path: self.path.clone(),
+                    detail: format!(
+                        "game {id}: its variant (number {variant}) is missing from the variant \
+                         table"
+                    ),
+                })?;
                 s.end = GameEnd::parse(&end).unwrap_or(GameEnd::Other);
-                s
+                Ok(s)
             })
-            .collect())
+            .collect()
     }
 
     /// The number of games matching a filter.
