@@ -85,6 +85,14 @@ pub enum DbError {
     UnknownVariant { path: PathBuf, variant: String },
     #[error("the database holds more games than game ids allow")]
     TooManyGames,
+    /// The import's writer thread stopped on a bug (a panic): the batches committed before
+    /// it are kept, the one it was writing was rolled back.
+    #[error(
+        "{}: the import stopped: its database writer failed unexpectedly ({message}); the \
+         batches committed before are kept, the rest was not stored",
+        path.display()
+    )]
+    WriterFailed { path: PathBuf, message: String },
     /// Any other SQLite error. Its message is part of this error's own (`source` is not
     /// set, so that a printed chain of causes says it once).
     #[error("{}: {}", path.display(), sqlite_message(error, *os_error))]
