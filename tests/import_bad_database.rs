@@ -125,11 +125,7 @@ fn a_database_whose_schema_version_was_reset_says_so_in_one_line() {
         conn.pragma_update(None, "user_version", reset).unwrap();
         drop(conn);
         let before = std::fs::read(&db).unwrap();
-        let query = kabir()
-            .args(["search", "--db"])
-            .arg(&db)
-            .output()
-            .unwrap();
+        let query = kabir().args(["search", "--db"]).arg(&db).output().unwrap();
         assert_eq!(query.status.code(), Some(2));
         for stderr in [
             import_fails(&db, 2),

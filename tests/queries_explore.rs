@@ -274,7 +274,13 @@ fn pruned(node: &serde_json::Value, depth: usize) -> serde_json::Value {
             }
         }
     }
-    for k in ["variant", "counting", "truncated", "max_nodes", "complete_depth"] {
+    for k in [
+        "variant",
+        "counting",
+        "truncated",
+        "max_nodes",
+        "complete_depth",
+    ] {
         node.as_object_mut().unwrap().remove(k);
     }
     node
@@ -360,7 +366,16 @@ fn a_deep_wide_tree_of_thousands_of_games_in_bounded_memory() {
     let pgn = dir.path().join("games.pgn");
     let db = dir.path().join("games.db");
     kabir()
-        .args(["generate", "--variant", "shatranj", "--games", "2000", "--seed", "1", "-o"])
+        .args([
+            "generate",
+            "--variant",
+            "shatranj",
+            "--games",
+            "2000",
+            "--seed",
+            "1",
+            "-o",
+        ])
         .arg(&pgn)
         .assert()
         .success();

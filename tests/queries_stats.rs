@@ -206,6 +206,9 @@ fn empty_and_missing_databases() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// Openings by (variant, moves): games, White wins, draws, Black wins and plies in all.
+type Openings = std::collections::BTreeMap<(String, String), (u64, u64, u64, u64, u64)>;
+
 /// Openings of any length up to the bound are every game's first plies, counted as brute
 /// force counts them (they are summed in one pass over the games sorted by opening, not held
 /// in a map of them all); the bounds of `--opening-plies` and `--top` are refused past.
@@ -220,10 +223,17 @@ fn long_openings_count_as_brute_force_and_the_bounds_hold() {
         let p = plies.to_string();
         let s = json(
             &db,
-            &["stats", "--opening-plies", &p, "--top", "10000", "--player", "player"],
+            &[
+                "stats",
+                "--opening-plies",
+                &p,
+                "--top",
+                "10000",
+                "--player",
+                "player",
+            ],
         );
-        // (variant, opening) -> (games, white wins, draws, black wins, plies in all)
-        let mut want: BTreeMap<(String, String), (u64, u64, u64, u64, u64)> = BTreeMap::new();
+        let mut want: Openings = BTreeMap::new();
         for g in &games {
             let white = g.tag("White").unwrap_or("").to_ascii_lowercase();
             let black = g.tag("Black").unwrap_or("").to_ascii_lowercase();
@@ -249,7 +259,7 @@ fn long_openings_count_as_brute_force_and_the_bounds_hold() {
         }
         let openings = s["openings"].as_array().unwrap();
         assert!(openings.len() > 20, "{plies}: {}", openings.len());
-        let got: BTreeMap<(String, String), (u64, u64, u64, u64, u64)> = openings
+        let got: Openings = openings
             .iter()
             .map(|o| {
                 let r = &o["results"];

@@ -5,9 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
-use kabir::db::{
-    ExploreAnswer, Explorer, ExplorerMove, ExplorerTree, Results, TreeQuery, percent,
-};
+use kabir::db::{ExploreAnswer, Explorer, ExplorerMove, ExplorerTree, Results, TreeQuery, percent};
 use kabir::rules::{Color, Position};
 
 use super::args::VariantArgs;

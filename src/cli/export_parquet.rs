@@ -169,8 +169,7 @@ fn from_database(
             let rows: Vec<Result<ExportedGame>> = games
                 .par_iter()
                 .map(|g| {
-                    ExportedGame::from_stored(g, &registry)
-                        .map_err(super::query::stored_game_error)
+                    ExportedGame::from_stored(g, &registry).map_err(super::query::stored_game_error)
                 })
                 .collect();
             for (g, rows) in games.iter().zip(rows) {

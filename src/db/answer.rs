@@ -15,9 +15,7 @@ use crate::rules::{Move, MoveKind, Position, Status, Termination};
 use crate::variants::Registry;
 
 use super::names::special_name;
-use super::query::{
-    Explorer, ExplorerMove, ExplorerTree, GameId, Special, StoredGame, Truncation,
-};
+use super::query::{Explorer, ExplorerMove, ExplorerTree, GameId, Special, StoredGame, Truncation};
 use super::search::{SearchHit, SearchPage};
 
 /// What the explorer counts, said with every answer.
@@ -109,7 +107,11 @@ impl Serialize for ExploreNode<'_> {
 }
 
 /// The fields of a position's node: its position, totals and moves.
-fn node_entries<M: SerializeMap>(st: &mut M, pos: &Position, ex: &Explorer) -> Result<(), M::Error> {
+fn node_entries<M: SerializeMap>(
+    st: &mut M,
+    pos: &Position,
+    ex: &Explorer,
+) -> Result<(), M::Error> {
     st.serialize_entry("fen", &pos.to_fen())?;
     // The position's hash as the database and the Parquet export store it (signed 64 bits).
     st.serialize_entry("hash", &super::codec::to_sql(pos.hash()))?;

@@ -116,7 +116,10 @@ impl ExportedGame {
 
     /// The rows of a stored game; an error if its variant is not in `variants` or it does
     /// not replay (a damaged database).
-    pub fn from_stored(g: &StoredGame, variants: &Registry) -> Result<ExportedGame, GameAnswerError> {
+    pub fn from_stored(
+        g: &StoredGame,
+        variants: &Registry,
+    ) -> Result<ExportedGame, GameAnswerError> {
         let start = g.position_at(variants, 0)?;
         let san = main_line_san(g.pgn.as_bytes().to_vec(), g.moves.len());
         let (hashes, san, uci) = notate(&start, &g.moves, san, true).ok_or_else(|| {

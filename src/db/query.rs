@@ -220,12 +220,13 @@ impl StoredGame {
     /// The start position. A variant known here whose stored start does not read is a
     /// damaged row, not an unknown variant.
     fn start(&self, variants: &crate::variants::Registry) -> Result<Position, GameAnswerError> {
-        let variant = variants
-            .find(&self.variant)
-            .ok_or_else(|| GameAnswerError::UnknownVariant {
-                id: self.id,
-                variant: self.variant.clone(),
-            })?;
+        let variant =
+            variants
+                .find(&self.variant)
+                .ok_or_else(|| GameAnswerError::UnknownVariant {
+                    id: self.id,
+                    variant: self.variant.clone(),
+                })?;
         Position::from_fen(variant, &self.start_fen).map_err(|e| GameAnswerError::Corrupt {
             id: self.id,
             detail: format!(

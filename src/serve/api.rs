@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::db::{
-    Database, ExploreAnswer, GameAnswer, GameAnswerError, GameId, GameQuery, SearchAnswer,
-    SearchPage, TreeQuery, DEFAULT_TREE_NODES,
+    DEFAULT_TREE_NODES, Database, ExploreAnswer, GameAnswer, GameAnswerError, GameId, GameQuery,
+    SearchAnswer, SearchPage, TreeQuery,
 };
 use crate::rules::Variant;
 use crate::variants::Registry;
