@@ -54,9 +54,10 @@ pub struct ExploreArgs {
     /// With --depth: follow this many of the most played moves at each position.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub breadth: usize,
-    /// With --depth: list at most this many moves in the whole tree (its rows). Positions are
-    /// followed level by level, most played lines first; a tree cut short says so and is
-    /// complete to some depth (docs/QUERIES.md). The position's own moves are always listed.
+    /// With --depth: list at most this many moves in the whole tree (its rows; at most
+    /// 200000). Positions are followed level by level, most played lines first; a tree cut
+    /// short says so and is complete to some depth (docs/QUERIES.md). The position's own
+    /// moves are always listed.
     #[arg(long, default_value_t = kabir::db::DEFAULT_TREE_NODES as u64, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=MAX_NODES))]
     pub max_nodes: u64,
