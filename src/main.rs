@@ -25,10 +25,24 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// "Memory").
 const PURGE_DELAY_MS: std::os::raw::c_long = -1;
 
-fn purge_freed_memory() {
-    // SAFETY: called first thing in `main`, before any other thread exists, as
+/// The same for `kabir serve`: at once (0). A server lives on after a large request, and
+/// memory kept for good would be held for the rest of its life (an explorer tree of 20,000
+/// moves left about 75 MB behind, against 16 MB handed back; 6 requests at once on 5,000
+/// Tamerlane games). Its requests allocate a few megabytes at most, so the pages handed back
+/// and faulted in again cost no time that shows: 0.3 ms for the start position's explorer,
+/// 260-370 ms for a tree of 20,000 moves, either way (docs/RELIABILITY.md, "Queries").
+#[cfg(feature = "serve")]
+const SERVE_PURGE_DELAY_MS: std::os::raw::c_long = 0;
+
+fn purge_freed_memory(command: &Command) {
+    let delay = match command {
+        #[cfg(feature = "serve")]
+        Command::Serve(_) => SERVE_PURGE_DELAY_MS,
+        _ => PURGE_DELAY_MS,
+    };
+    // SAFETY: called at the start of `main`, before any other thread exists, as
     // `mi_option_set` requires; the option takes a plain integer.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, delay) };
 }
 
 /// kabir: the Shatranj family of chess games — rules, notation, validation and a game database.
@@ -116,12 +130,12 @@ fn huge_pages() {
 fn huge_pages() {}
 
 fn main() -> ExitCode {
-    purge_freed_memory();
     report_file_size_limit();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage(&e),
     };
+    purge_freed_memory(&cli.command);
     if !matches!(
         cli.command,
         Command::Search(_) | Command::Explore(_) | Command::Stats(_) | Command::Show(_)

@@ -6,7 +6,7 @@ mod db_common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kabir::db::{Database, GameRecord};
+use kabir::db::{Database, DbError, GameRecord};
 
 use db_common::records;
 
@@ -109,6 +109,40 @@ fn kill_during_import() {
     assert_eq!(totals.imported + totals.duplicates, BATCH * BATCHES);
     drop(db);
     assert_eq!(check_consistent(&path), BATCH * BATCHES);
+}
+
+/// A panic in the import's writer thread (a bug) is an error of the import, never a success
+/// with the totals of the batches before it; the batch it was writing is rolled back, and
+/// the database holds whole batches, takes the rest afterwards and is consistent.
+#[test]
+fn a_panic_in_the_writer_fails_the_import_and_leaves_whole_batches() {
+    let (_dir, path) = db_common::temp_db();
+    let mut db = Database::create_or_open(&path).unwrap();
+    let mut importer = db.importer().unwrap();
+    importer.panic_in_batch(3);
+    let mut heard = 0;
+    let err = importer
+        .import_all((0..8).map(batch), |_| heard += 1)
+        .unwrap_err();
+    assert!(matches!(err, DbError::WriterFailed { .. }), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains("writer failed unexpectedly") && message.contains("panic_in_batch"),
+        "{message}"
+    );
+    assert!(heard <= 3, "{heard} batches heard of");
+    drop(importer);
+    drop(db);
+    assert_eq!(check_consistent(&path), 3 * BATCH);
+    let mut db = Database::create_or_open(&path).unwrap();
+    let totals = db
+        .importer()
+        .unwrap()
+        .import_all((0..8).map(batch), |_| {})
+        .unwrap();
+    assert_eq!((totals.duplicates, totals.imported), (3 * BATCH, 5 * BATCH));
+    drop(db);
+    assert_eq!(check_consistent(&path), 8 * BATCH);
 }
 
 #[test]

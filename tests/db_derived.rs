@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 
 use kabir::db::{
     Database, DuplicateRule, GameFilter, GameQuery, GameRecord, GroupBy, ReportQuery, SortKey,
-    StoredGame,
+    StoredGame, TreeQuery,
 };
 use kabir::generate::{Options, random_game_from};
 use kabir::rules::{Color, Game, Move, Position};
@@ -373,9 +373,14 @@ fn check(seed: u64) {
             let want = brute_explore(&games, q, examples);
             assert_eq!(explore(&db, q, examples), want, "{q:?} {examples}");
         }
+        let tree = TreeQuery {
+            depth: 2,
+            breadth: 2,
+            ..TreeQuery::default()
+        };
         assert_eq!(
-            db.explore_tree(q, 2, 2, 3).unwrap(),
-            stale.explore_tree(q, 2, 2, 3).unwrap()
+            db.explore_tree(q, &tree).unwrap(),
+            stale.explore_tree(q, &tree).unwrap()
         );
         let hits = db.search_position(q).unwrap();
         assert_eq!(hits, stale.search_position(q).unwrap());
@@ -409,6 +414,8 @@ fn check(seed: u64) {
     // Names: case-insensitive substrings, by colour, with other conditions.
     for needle in [
         "carl", "CARL", "émile", "ÉMILE", "mile", "a", "ab", "\"the", "?", "", "zz", "bold\"",
+        // A NUL ends an FTS5 query's text: such a needle is looked for among all names.
+        "car\0l", "\0carl",
     ] {
         for color in [None, Some(Color::White), Some(Color::Black)] {
             let f = GameFilter {

@@ -109,6 +109,66 @@ fn a_database_from_a_newer_kabir_is_refused() {
     assert_eq!(integrity(&db), "ok");
 }
 
+/// A kabir file whose recorded schema version another program set back (to 0, as an empty
+/// new file has, or to an older version) is refused with one line naming both versions, by
+/// the import (which would otherwise run the schema script again and fail on a table that
+/// exists, printing the script) and by the queries; a file missing a table of its version is
+/// damaged. None of them writes to it, and putting the number back makes it whole.
+#[test]
+fn a_database_whose_schema_version_was_reset_says_so_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let version = kabir::db::SCHEMA_VERSION;
+    for reset in [0, version - 2] {
+        let db = sample_db(dir.path(), &format!("reset-{reset}.db"));
+        let count = games(&db);
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", reset).unwrap();
+        drop(conn);
+        let before = std::fs::read(&db).unwrap();
+        let query = kabir().args(["search", "--db"]).arg(&db).output().unwrap();
+        assert_eq!(query.status.code(), Some(2));
+        for stderr in [
+            import_fails(&db, 2),
+            String::from_utf8_lossy(&query.stderr).into_owned(),
+        ] {
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(
+                stderr.contains(&format!("reset-{reset}.db"))
+                    && stderr.contains(&format!("records schema version {reset}"))
+                    && stderr.contains(&format!("those of version {version}")),
+                "{stderr}"
+            );
+            assert!(!stderr.contains("CREATE"), "{stderr}");
+        }
+        assert!(
+            std::fs::read(&db).unwrap() == before,
+            "the file was written to"
+        );
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", version).unwrap();
+        drop(conn);
+        kabir()
+            .args(["import", "--quiet", "--db"])
+            .arg(&db)
+            .args(samples())
+            .assert()
+            .code(0);
+        assert_eq!(games(&db), count);
+        assert_eq!(integrity(&db), "ok");
+    }
+    let db = sample_db(dir.path(), "dropped.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("DROP TABLE opening_chunk; DROP TABLE opening_head")
+        .unwrap();
+    drop(conn);
+    let stderr = import_fails(&db, 2);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("damaged") && stderr.contains("a table or column is missing"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_directory_as_the_database_is_refused() {
     let dir = tempfile::tempdir().unwrap();

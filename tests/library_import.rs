@@ -212,3 +212,35 @@ fn the_last_batches_are_cut_smaller_when_the_input_size_is_known() {
     );
     assert!(known.len() > unknown.len(), "{known:?} {unknown:?}");
 }
+
+/// What `kabir import` runs: a panic in its database writer stops the import with the
+/// database's error, counting only the batches committed before it, which stay whole.
+#[test]
+fn a_panic_in_the_writer_stops_the_import_with_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let registry = kabir::variants::Registry::builtin();
+    let mut heard = Heard::default();
+    let mut db = Database::create_or_open(&path).unwrap();
+    let mut importer = db.importer().unwrap();
+    importer.panic_in_batch(2);
+    let options = ImportOptions {
+        batch_games: 4,
+        ..ImportOptions::default()
+    };
+    let inputs = samples()
+        .into_iter()
+        .map(|p| File::open(p).map_err(Into::into));
+    let stopped = importer
+        .import_inputs(inputs, &registry, &options, &mut heard)
+        .unwrap_err();
+    let message = stopped.error.to_string();
+    assert!(message.contains("writer failed unexpectedly"), "{message}");
+    assert_eq!(stopped.summary.imported, 8);
+    assert!(heard.batches <= 2);
+    drop(importer);
+    drop(db);
+    let db = Database::open(&path).unwrap();
+    assert_eq!(db.game_count().unwrap(), 8);
+    db.integrity_check().unwrap();
+}

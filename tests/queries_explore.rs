@@ -233,3 +233,186 @@ fn show_draws_the_board_at_a_ply() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("has only 16 plies"));
 }
+
+/// The moves of a tree (JSON), level by level: for each depth, the moves listed there in the
+/// order explored, each as its line from the root.
+fn levels(root: &serde_json::Value) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut level: Vec<(String, &serde_json::Value)> = vec![(String::new(), root)];
+    while !level.is_empty() {
+        let mut here = Vec::new();
+        let mut next = Vec::new();
+        for (line, node) in level {
+            for m in node["moves"].as_array().unwrap() {
+                let line = format!("{line} {}", m["uci"].as_str().unwrap());
+                here.push(line.clone());
+                if let Some(n) = m.get("next") {
+                    next.push((line, n));
+                }
+            }
+        }
+        if !here.is_empty() {
+            out.push(here);
+        }
+        level = next;
+    }
+    out
+}
+
+/// A tree with its `next` objects cut below `depth` (the moves at `depth` kept).
+fn pruned(node: &serde_json::Value, depth: usize) -> serde_json::Value {
+    let mut node = node.clone();
+    for m in node["moves"].as_array_mut().unwrap() {
+        let m = m.as_object_mut().unwrap();
+        match m.get("next") {
+            Some(n) if depth > 1 => {
+                let n = pruned(n, depth - 1);
+                m.insert("next".into(), n);
+            }
+            _ => {
+                m.remove("next");
+            }
+        }
+    }
+    for k in [
+        "variant",
+        "counting",
+        "truncated",
+        "max_nodes",
+        "complete_depth",
+    ] {
+        node.as_object_mut().unwrap().remove(k);
+    }
+    node
+}
+
+/// `kabir explore` of Tamerlane's start 40 moves deep, following 1,000 moves a position, within
+/// `max` moves.
+fn tree_args(max: &str) -> Vec<&str> {
+    vec![
+        "explore",
+        "--variant",
+        "tamerlane",
+        "--depth",
+        "40",
+        "--breadth",
+        "1000",
+        "--max-nodes",
+        max,
+    ]
+}
+
+#[test]
+fn a_tree_past_its_node_budget_is_cut_level_by_level_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = build_db(dir.path());
+    let full = json(&db, &tree_args("200000"));
+    assert_eq!(full["truncated"], false);
+    assert!(full.get("max_nodes").is_none() && full.get("complete_depth").is_none());
+    let all = levels(&full);
+    let total: usize = all.iter().map(Vec::len).sum();
+    assert!(total > 300, "{total} moves in the whole tree");
+    let cut = json(&db, &tree_args("300"));
+    assert_eq!(cut["truncated"], true, "{cut}");
+    assert_eq!(cut["max_nodes"], 300);
+    let complete = cut["complete_depth"].as_u64().unwrap() as usize;
+    assert!(complete >= 1 && complete < all.len(), "{complete}");
+    check_node(&cut);
+    let got = levels(&cut);
+    assert!(got.iter().map(Vec::len).sum::<usize>() <= 300);
+    // Every move down to the complete depth, as the whole tree has them...
+    assert_eq!(pruned(&cut, complete), pruned(&full, complete));
+    assert_eq!(&got[..complete], &all[..complete]);
+    // ...and at the next depth the moves of the first positions in the order explored (most
+    // played lines first), short of the whole level.
+    let partial = got.get(complete).map_or(&[][..], Vec::as_slice);
+    assert_eq!(partial, &all[complete][..partial.len()]);
+    assert!(partial.len() < all[complete].len());
+    assert_eq!(got.len(), complete + usize::from(!partial.is_empty()));
+
+    // The table says so in its head; CSV, whose rows are data, on standard error.
+    let table = ok(&db, &tree_args("300"));
+    assert!(
+        table.contains(&format!(
+            "truncated: the tree lists at most 300 moves (--max-nodes); it has every move to \
+             depth {complete}"
+        )),
+        "{table}"
+    );
+    let mut csv_args = tree_args("300");
+    csv_args.extend(["--format", "csv"]);
+    let out = run(&db, &csv_args);
+    assert_eq!(out.status.code(), Some(0));
+    let rows = String::from_utf8(out.stdout).unwrap().lines().count();
+    assert_eq!(rows - 2, got.iter().map(Vec::len).sum::<usize>());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truncated: the tree lists at most 300"));
+    // A tree within the bound says nothing of it.
+    let small = ok(&db, &["explore", "--variant", "tamerlane", "--depth", "2"]);
+    assert!(!small.contains("truncated"), "{small}");
+
+    // The bound is a number of moves from 1 to 200,000.
+    for bad in ["0", "200001", "-1", "many"] {
+        let out = run(&db, &tree_args(bad));
+        assert_eq!(out.status.code(), Some(2), "--max-nodes {bad}");
+    }
+}
+
+/// `explore --depth 40 --breadth 100000` on 2,000 Shatranj games, whose lines reach each
+/// position by so many orders that the whole tree has millions of moves (gigabytes held),
+/// answers within a data segment of 64 MB (`ulimit -d`), cut at the default bound.
+#[test]
+fn a_deep_wide_tree_of_thousands_of_games_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let db = dir.path().join("games.db");
+    kabir()
+        .args([
+            "generate",
+            "--variant",
+            "shatranj",
+            "--games",
+            "2000",
+            "--seed",
+            "1",
+            "-o",
+        ])
+        .arg(&pgn)
+        .assert()
+        .success();
+    kabir()
+        .args(["import", "-q", "--db"])
+        .arg(&db)
+        .arg(&pgn)
+        .assert()
+        .success();
+    for format in ["table", "json", "csv"] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -d {} && exec \"$0\" explore --db \"$1\" --depth 40 --breadth 100000 \
+                 --format {format}",
+                64 * 1024
+            ))
+            .arg(assert_cmd::cargo::cargo_bin("kabir"))
+            .arg(&db)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stderr}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        match format {
+            "json" => {
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(v["truncated"], true);
+                assert_eq!(v["max_nodes"], 20_000);
+                let n: usize = levels(&v).iter().map(Vec::len).sum();
+                assert!(n <= 20_000 && n > 19_000, "{n}");
+            }
+            "csv" => {
+                assert!(stderr.contains("truncated"), "{stderr}");
+                assert!(text.lines().count() <= 20_002);
+            }
+            _ => assert!(text.contains("truncated: the tree lists at most 20000 moves")),
+        }
+    }
+}

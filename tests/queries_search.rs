@@ -212,7 +212,7 @@ fn position_search_equals_brute_force() {
     // Positions along some games, including their last ones.
     for g in games.iter().step_by(9) {
         for ply in [1, 2, 4, 10, g.moves.len()] {
-            if let Some(p) = g.position_at(&registry, ply.min(g.moves.len())) {
+            if let Ok(p) = g.position_at(&registry, ply.min(g.moves.len())) {
                 targets.push(p);
             }
         }
@@ -410,4 +410,91 @@ fn exported_games_reimport_identically() {
     // Only the games asked for.
     let some = ok(&db, &["export", "--player", "timur"]);
     assert_eq!(some.matches("[Event ").count(), 1);
+}
+
+/// An export, a search or a game shown from a damaged database names the damage: a built-in
+/// variant is never "not known here" because a game's stored start or moves do not replay,
+/// and a game whose variant's row is gone is an error, not a game silently left out.
+#[test]
+fn a_damaged_database_is_exported_with_its_damage_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = build_db(dir.path());
+    let games = all_games(&db);
+    let shatranj = |n: usize| {
+        games
+            .iter()
+            .filter(|g| g.variant == "shatranj" && g.moves.len() > 4)
+            .nth(n)
+            .unwrap()
+            .id
+    };
+    let damage = |name: &str, sql: &str| {
+        let path = dir.path().join(name);
+        std::fs::copy(&db, &path).unwrap();
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        path
+    };
+    let fails = |path: &std::path::Path, args: &[&str]| {
+        let out = run(path, args);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("not known here"), "{args:?}: {stderr}");
+        assert!(stderr.contains("damaged"), "{args:?}: {stderr}");
+        stderr
+    };
+    // Its third move's to-square moved off the board (bytes 6-8 are the third move).
+    let (moves, start, text) = (shatranj(0), shatranj(1), shatranj(2));
+    let bad = damage(
+        "moves.db",
+        &format!(
+            "UPDATE game
+             SET moves = CAST(substr(moves, 1, 6) || x'00ff00' || substr(moves, 10) AS BLOB)
+             WHERE id = {moves};
+             UPDATE game SET start_fen = 'not a position' WHERE id = {start};
+             UPDATE game SET moves = 'e3 e6' WHERE id = {text};"
+        ),
+    );
+    let m = moves.to_string();
+    for args in [
+        &["export", "--format", "csv"][..],
+        &["export", "--format", "json"],
+        &["show", &m],
+        &["show", &m, "--format", "json"],
+    ] {
+        let stderr = fails(&bad, args);
+        assert!(
+            stderr.contains(&format!("game {moves}")) && stderr.contains("its move at ply 3"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let s = start.to_string();
+    let stderr = fails(&bad, &["show", &s, "--ply", "0"]);
+    assert!(
+        stderr.contains(&format!("game {start}")) && stderr.contains("its start position"),
+        "{stderr}"
+    );
+    // Text where the moves' blob is kept.
+    let t = text.to_string();
+    let stderr = fails(&bad, &["show", &t]);
+    assert!(stderr.contains("moves"), "{stderr}");
+    // The variant's row gone: its games are not left out of a list or an export.
+    let gone = damage(
+        "variant.db",
+        "PRAGMA foreign_keys = OFF; DELETE FROM variant WHERE name = 'shatranj'",
+    );
+    for args in [
+        &["export"][..],
+        &["export", "--format", "csv"],
+        &["search", "--limit", "0"],
+        &["show", &m],
+    ] {
+        let stderr = fails(&gone, args);
+        assert!(
+            stderr.contains("is missing from the variant table"),
+            "{args:?}: {stderr}"
+        );
+    }
 }

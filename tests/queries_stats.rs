@@ -205,3 +205,85 @@ fn empty_and_missing_databases() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// Openings by (variant, moves): games, White wins, draws, Black wins and plies in all.
+type Openings = std::collections::BTreeMap<(String, String), (u64, u64, u64, u64, u64)>;
+
+/// Openings of any length up to the bound are every game's first plies, counted as brute
+/// force counts them (they are summed in one pass over the games sorted by opening, not held
+/// in a map of them all); the bounds of `--opening-plies` and `--top` are refused past.
+#[test]
+fn long_openings_count_as_brute_force_and_the_bounds_hold() {
+    use std::collections::BTreeMap;
+    let dir = tempfile::tempdir().unwrap();
+    let db = build_db(dir.path());
+    let games = all_games(&db);
+    let registry = kabir::variants::Registry::builtin();
+    for plies in [7usize, 200] {
+        let p = plies.to_string();
+        let s = json(
+            &db,
+            &[
+                "stats",
+                "--opening-plies",
+                &p,
+                "--top",
+                "10000",
+                "--player",
+                "player",
+            ],
+        );
+        let mut want: Openings = BTreeMap::new();
+        for g in &games {
+            let white = g.tag("White").unwrap_or("").to_ascii_lowercase();
+            let black = g.tag("Black").unwrap_or("").to_ascii_lowercase();
+            if !(white.contains("player") || black.contains("player")) {
+                continue;
+            }
+            let start = g.position_at(&registry, 0).unwrap();
+            if start != kabir::rules::Position::start(start.variant()) {
+                continue;
+            }
+            let mut pos = start;
+            let mut line = Vec::new();
+            for &m in g.moves.iter().take(plies) {
+                line.push(kabir::notation::san(&pos, m, &pos.legal_moves()));
+                pos.play_unchecked(m);
+            }
+            let e = want.entry((g.variant.clone(), line.join(" "))).or_default();
+            e.0 += 1;
+            e.1 += u64::from(g.result == "1-0");
+            e.2 += u64::from(g.result == "1/2-1/2");
+            e.3 += u64::from(g.result == "0-1");
+            e.4 += u64::from(g.plies);
+        }
+        let openings = s["openings"].as_array().unwrap();
+        assert!(openings.len() > 20, "{plies}: {}", openings.len());
+        let got: Openings = openings
+            .iter()
+            .map(|o| {
+                let r = &o["results"];
+                let games = o["games"].as_u64().unwrap();
+                let total = (o["average_plies"].as_f64().unwrap() * games as f64).round() as u64;
+                (
+                    (
+                        o["variant"].as_str().unwrap().to_string(),
+                        o["key"].as_str().unwrap().to_string(),
+                    ),
+                    (
+                        games,
+                        r["white_wins"].as_u64().unwrap(),
+                        r["draws"].as_u64().unwrap(),
+                        r["black_wins"].as_u64().unwrap(),
+                        total,
+                    ),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "--opening-plies {plies}");
+    }
+    for (option, past) in [("--opening-plies", "201"), ("--top", "10001")] {
+        let out = run(&db, &["stats", option, past]);
+        assert_eq!(out.status.code(), Some(2), "{option} {past}");
+    }
+}

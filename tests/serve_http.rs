@@ -303,6 +303,26 @@ fn the_api_answers_as_the_command_line() {
             "5",
         ],
     );
+    // A tree cut at its bound, as the command line cuts it.
+    let cut = "/api/explore?variant=tamerlane&depth=40&breadth=1000&max-nodes=50";
+    same(
+        &s,
+        cut,
+        &[
+            "explore",
+            "--variant",
+            "tamerlane",
+            "--depth",
+            "40",
+            "--breadth",
+            "1000",
+            "--max-nodes",
+            "50",
+        ],
+    );
+    let a = s.get(cut).json();
+    assert_eq!(a["truncated"], true, "{a}");
+    assert_eq!(a["max_nodes"], 50);
     let fen = "rnbkqbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBKQBNR b - - 0 1";
     same(
         &s,
@@ -420,6 +440,16 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
         "/explore?flip=maybe",
         "/api/explore?variant=tamerlane&depth=0",
         "/api/explore?variant=tamerlane&depth=41",
+        "/api/explore?variant=tamerlane&max-nodes=0",
+        "/api/explore?variant=tamerlane&max-nodes=20001",
+        // A NUL reaches no query (SQLite's full-text search ends its text there).
+        "/api/games?player=a%00b",
+        "/api/games?event=a%00b",
+        "/api/games?site=%00",
+        "/api/stats?player=a%00b",
+        "/api/stats?event=cup%00",
+        "/search?player=a%00b",
+        "/stats?event=a%00b",
         "/api/explore?variant=shatranj&moves=e4",
         "/api/explore",
         "/api/games?limit=0",
@@ -457,6 +487,12 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
     assert!(a.json()["error"].as_str().unwrap().contains("tamerlane"));
     let a = s.get("/explore?variant=tamerlane&moves=f4+f7+Kz9");
     assert!(a.body.contains("move 3"), "{}", a.body);
+    let a = s.get("/api/games?player=a%00b");
+    assert!(
+        a.json()["error"].as_str().unwrap().contains("NUL"),
+        "{}",
+        a.body
+    );
     for t in [
         "/nope",
         "/api/nope",

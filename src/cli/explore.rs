@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
-use kabir::db::{Explorer, ExplorerMove, Results, percent};
+use kabir::db::{ExploreAnswer, Explorer, ExplorerMove, ExplorerTree, Results, TreeQuery, percent};
 use kabir::rules::{Color, Position};
 
 use super::args::VariantArgs;
@@ -22,6 +22,9 @@ pub enum Format {
     /// CSV: the position (depth 0), then one row per move.
     Csv,
 }
+
+/// The largest `--max-nodes`: a tree of this many moves peaks at about 160 MB, its table at 280 MB.
+const MAX_NODES: u64 = 200_000;
 
 /// What is counted, said with every answer.
 pub const COUNTING: &str = kabir::db::EXPLORER_COUNTING;
@@ -51,9 +54,17 @@ pub struct ExploreArgs {
     /// With --depth: follow this many of the most played moves at each position.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub breadth: usize,
-    /// Example games per move.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub examples: usize,
+    /// With --depth: list at most this many moves in the whole tree (its rows; at most
+    /// 200000). Positions are followed level by level, most played lines first; a tree cut
+    /// short says so and is complete to some depth (docs/QUERIES.md). The position's own
+    /// moves are always listed.
+    #[arg(long, default_value_t = kabir::db::DEFAULT_TREE_NODES as u64, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_NODES))]
+    pub max_nodes: u64,
+    /// Example games per move (at most 1000).
+    #[arg(long, default_value_t = 3, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub examples: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -148,6 +159,18 @@ fn csv_rows(
     Ok(())
 }
 
+/// What a tree cut short by `--max-nodes` lacks, in words.
+fn truncation_note(tree: &ExplorerTree) -> Option<String> {
+    let t = tree.truncated?;
+    Some(format!(
+        "truncated: the tree lists at most {} moves (--max-nodes); it has every move to depth \
+         {}, and at depth {} those of the most played lines only",
+        t.max_nodes,
+        t.complete_depth,
+        t.complete_depth + 1
+    ))
+}
+
 /// Explores; the exit status is 0 whether or not games reached the position.
 pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
     if let Some(path) = &args.diagram {
@@ -170,7 +193,14 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
     let variant = position_variant(&db, chosen)?;
     let (pos, line) = args.line.position(&variant)?;
     let depth = usize::try_from(args.depth).unwrap_or(1);
-    let ex = db.explore_tree(&pos, depth, args.breadth, args.examples)?;
+    let query = TreeQuery {
+        depth,
+        breadth: args.breadth,
+        examples: usize::try_from(args.examples).unwrap_or(usize::MAX),
+        max_nodes: usize::try_from(args.max_nodes).unwrap_or(usize::MAX),
+    };
+    let tree = db.explore_tree(&pos, &query)?;
+    let ex = &tree.root;
     let continued = ex.games - ex.ended_here;
     if let Some(path) = &args.diagram {
         let mut scene = match &line {
@@ -198,8 +228,9 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
     }
     match args.format {
         Format::Json => {
-            let a = kabir::db::ExploreAnswer::new(&pos, &ex);
-            writeln!(out, "{}", serde_json::to_string_pretty(&a)?)?;
+            // Written as it is serialized: a large tree's text is never held whole.
+            serde_json::to_writer_pretty(&mut *out, &ExploreAnswer::tree(&pos, &tree))?;
+            writeln!(out)?;
         }
         Format::Csv => {
             let mut w = csv::Writer::from_writer(out);
@@ -239,8 +270,12 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
                 String::new(),
                 String::new(),
             ])?;
-            csv_rows(&pos, &ex, "", 1, &mut w)?;
+            csv_rows(&pos, ex, "", 1, &mut w)?;
             w.flush()?;
+            // The rows are data: the note goes beside them.
+            if let Some(note) = truncation_note(&tree) {
+                eprintln!("kabir explore: {note}");
+            }
         }
         Format::Table => {
             writeln!(out, "position: {} ({})", pos.to_fen(), variant.name())?;
@@ -263,12 +298,15 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
                      it, by any move order"
                 )?;
             }
+            if let Some(note) = truncation_note(&tree) {
+                writeln!(out, "{note}")?;
+            }
             if ex.moves.is_empty() {
                 writeln!(out, "no game continued from this position")?;
                 return Ok(true);
             }
             let mut body = Vec::new();
-            rows(&pos, &ex, 0, &mut body);
+            rows(&pos, ex, 0, &mut body);
             let mut total = vec![
                 "all moves".to_string(),
                 ex.moves.iter().map(|m| m.games).sum::<u64>().to_string(),

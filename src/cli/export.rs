@@ -127,12 +127,9 @@ const CSV_COLUMNS: [&str; 13] = [
 
 impl Exported {
     fn of(g: &StoredGame, registry: &Registry, with_tags: bool) -> Result<Exported> {
-        let moves = g.san_moves(registry).with_context(|| {
-            format!(
-                "game {}: its variant {:?} is not known here; give --variant-file",
-                g.id, g.variant
-            )
-        })?;
+        let moves = g
+            .san_moves(registry)
+            .map_err(super::query::stored_game_error)?;
         let tag = |k: &str| g.tag(k).unwrap_or("").to_string();
         Ok(Exported {
             id: g.id,

@@ -178,13 +178,7 @@ fn from_database(
             let rows: Vec<Result<ExportedGame>> = games
                 .par_iter()
                 .map(|g| {
-                    ExportedGame::from_stored(g, &registry).with_context(|| {
-                        format!(
-                            "game {}: its variant {:?} is not known here (give --variant-file) \
-                             or its moves do not replay",
-                            g.id, g.variant
-                        )
-                    })
+                    ExportedGame::from_stored(g, &registry).map_err(super::query::stored_game_error)
                 })
                 .collect();
             for (g, rows) in games.iter().zip(rows) {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use kabir::db::{Database, DbError, GameEnd, GameFilter, Special, names};
+use kabir::db::{Database, DbError, GameAnswerError, GameEnd, GameFilter, Special, names};
 use kabir::rules::{Color, Move, Position, Variant};
 use kabir::variants::Registry;
 
@@ -39,6 +39,17 @@ impl DbArgs {
             };
             e.context("cannot open the database")
         })
+    }
+}
+
+/// A stored game that cannot be shown, in the command line's words: an unknown variant
+/// names the option that gives one.
+pub fn stored_game_error(e: GameAnswerError) -> anyhow::Error {
+    match e {
+        GameAnswerError::UnknownVariant { id, variant } => anyhow::anyhow!(
+            "game {id}: its variant {variant:?} is not known here; give --variant-file"
+        ),
+        e => anyhow::Error::new(e),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use kabir::db::{GameAnswer, GameId, StoredGame};
@@ -103,7 +103,8 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
     match args.format {
         Format::Text => show(&game, args, &registry, out)?,
         Format::Json => {
-            let answer = GameAnswer::new(&game, &registry, args.ply)?;
+            let answer = GameAnswer::new(&game, &registry, args.ply)
+                .map_err(super::query::stored_game_error)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
             save_diagram(&game, args, &registry)?;
         }
@@ -122,15 +123,10 @@ fn show(
     if ply > plies {
         anyhow::bail!("--ply {ply}: game {} has only {plies} plies", game.id);
     }
-    let unknown = || {
-        format!(
-            "game {}: its variant {:?} is not known here; give --variant-file",
-            game.id, game.variant
-        )
-    };
-    let start = game.position_at(registry, 0).with_context(unknown)?;
-    let pos = game.position_at(registry, ply).with_context(unknown)?;
-    let sans = game.san_moves(registry).with_context(unknown)?;
+    let stored = super::query::stored_game_error;
+    let start = game.position_at(registry, 0).map_err(stored)?;
+    let pos = game.position_at(registry, ply).map_err(stored)?;
+    let sans = game.san_moves(registry).map_err(stored)?;
     writeln!(
         out,
         "game {} ({})",
@@ -174,7 +170,7 @@ fn show(
     let at = match ply {
         0 => "the start position".to_string(),
         p => {
-            let before = game.position_at(registry, p - 1).with_context(unknown)?;
+            let before = game.position_at(registry, p - 1).map_err(stored)?;
             let n = before.fullmove_number();
             let dots = if before.turn() == Color::White {
                 "."

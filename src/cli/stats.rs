@@ -60,12 +60,14 @@ pub struct StatsArgs {
     /// Also break the games down by this.
     #[arg(long, value_enum)]
     pub by: Option<ByArg>,
-    /// An opening is a game's first this many plies.
-    #[arg(long, default_value_t = 4, value_name = "N")]
-    pub opening_plies: usize,
-    /// How many openings (and, --by player, players) to list.
-    #[arg(long, default_value_t = 10, value_name = "N")]
-    pub top: usize,
+    /// An opening is a game's first this many plies (at most 200).
+    #[arg(long, default_value_t = 4, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(0..=200))]
+    pub opening_plies: u64,
+    /// How many openings (and, --by player, players) to list (at most 10000).
+    #[arg(long, default_value_t = 10, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub top: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -338,8 +340,8 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<bool> {
     let q = ReportQuery {
         filter: args.filter.filter()?,
         by: args.by.map(ByArg::group_by),
-        opening_plies: args.opening_plies,
-        top: args.top,
+        opening_plies: usize::try_from(args.opening_plies).unwrap_or(usize::MAX),
+        top: usize::try_from(args.top).unwrap_or(usize::MAX),
     };
     let report = db.report(&q, &registry)?;
     if let Some(path) = &args.chart {

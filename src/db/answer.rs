@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq};
 
 use crate::notation::reader::Reader;
 use crate::notation::tree::{self, Line};
@@ -14,7 +15,7 @@ use crate::rules::{Move, MoveKind, Position, Status, Termination};
 use crate::variants::Registry;
 
 use super::names::special_name;
-use super::query::{Explorer, GameId, Results, Special, StoredGame};
+use super::query::{Explorer, ExplorerMove, ExplorerTree, GameId, Special, StoredGame, Truncation};
 use super::search::{SearchHit, SearchPage};
 
 /// What the explorer counts, said with every answer.
@@ -22,9 +23,10 @@ pub const EXPLORER_COUNTING: &str = "games that reached the position by any move
                                      (transpositions included), each game counted once, at its \
                                      first visit";
 
-/// The explorer's answer for a position: its variant, what is counted, and the position's
-/// node (with the moves' nodes below it for a tree). It is what `kabir explore --format json`
-/// prints; serialize it with any serde format.
+/// The explorer's answer for a position: its variant, what is counted, whether the tree was
+/// cut short, and the position's node (with the moves' nodes below it for a tree). It is
+/// what `kabir explore --format json` prints; serialize it with any serde format. The nodes
+/// are written as they are serialized, so a large tree is never held twice.
 ///
 /// ```
 /// use kabir::db::{Database, ExploreAnswer};
@@ -41,82 +43,126 @@ pub const EXPLORER_COUNTING: &str = "games that reached the position by any move
 /// assert_eq!(json["variant"], "tamerlane");
 /// assert_eq!(json["fen"], start.to_fen());
 /// assert_eq!(json["games"], 0);
+/// assert_eq!(json["truncated"], false);
 /// assert_eq!(json["moves"].as_array().map(Vec::len), Some(0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub struct ExploreAnswer<'a> {
-    variant: &'a str,
-    counting: &'static str,
-    #[serde(flatten)]
-    node: ExploreNode<'a>,
-}
-
-/// A position of an [`ExploreAnswer`], at the top and under each move of a tree (`next`):
-/// the same fields at every level.
-#[derive(Debug, Serialize)]
-struct ExploreNode<'a> {
-    fen: String,
-    /// The position's hash as the database and the Parquet export store it (signed 64 bits).
-    hash: i64,
-    games: u64,
-    results: &'a Results,
-    ended_here: u64,
-    continued: u64,
-    moves: Vec<ExploreMove<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-struct ExploreMove<'a> {
-    san: &'a str,
-    uci: &'a str,
-    games: u64,
-    share_pct: f64,
-    results: &'a Results,
-    average_plies: f64,
-    examples: &'a [GameId],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next: Option<Box<ExploreNode<'a>>>,
+    pos: &'a Position,
+    root: &'a Explorer,
+    truncated: Option<Truncation>,
 }
 
 impl<'a> ExploreAnswer<'a> {
-    /// The answer for `pos`, whose explorer (or explorer tree) is `ex`.
+    /// The answer for `pos`, whose explorer is `ex` (with the nodes of a tree under its
+    /// moves, if it is one).
     pub fn new(pos: &'a Position, ex: &'a Explorer) -> ExploreAnswer<'a> {
         ExploreAnswer {
-            variant: pos.variant().id(),
-            counting: EXPLORER_COUNTING,
-            node: ExploreNode::of(pos, ex),
+            pos,
+            root: ex,
+            truncated: None,
+        }
+    }
+
+    /// The answer for `pos`, whose explorer tree is `tree`: also says whether, and where,
+    /// the tree was cut short.
+    pub fn tree(pos: &'a Position, tree: &'a ExplorerTree) -> ExploreAnswer<'a> {
+        ExploreAnswer {
+            pos,
+            root: &tree.root,
+            truncated: tree.truncated,
         }
     }
 }
 
-impl<'a> ExploreNode<'a> {
-    fn of(pos: &Position, ex: &'a Explorer) -> ExploreNode<'a> {
-        ExploreNode {
-            fen: pos.to_fen(),
-            hash: super::codec::to_sql(pos.hash()),
-            games: ex.games,
-            results: &ex.results,
-            ended_here: ex.ended_here,
-            continued: ex.games - ex.ended_here,
-            moves: ex
-                .moves
-                .iter()
-                .map(|m| ExploreMove {
-                    san: &m.san,
-                    uci: &m.uci,
-                    games: m.games,
-                    share_pct: m.share_pct,
-                    results: &m.results,
-                    average_plies: m.average_plies,
-                    examples: &m.examples,
-                    next: m
-                        .next
-                        .as_deref()
-                        .map(|next| Box::new(ExploreNode::of(&pos.after(m.mv), next))),
-                })
-                .collect(),
+impl Serialize for ExploreAnswer<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_map(None)?;
+        st.serialize_entry("variant", self.pos.variant().id())?;
+        st.serialize_entry("counting", EXPLORER_COUNTING)?;
+        st.serialize_entry("truncated", &self.truncated.is_some())?;
+        if let Some(t) = &self.truncated {
+            st.serialize_entry("max_nodes", &t.max_nodes)?;
+            st.serialize_entry("complete_depth", &t.complete_depth)?;
         }
+        node_entries(&mut st, self.pos, self.root)?;
+        st.end()
+    }
+}
+
+/// A position of an [`ExploreAnswer`], at the top and under each move of a tree (`next`):
+/// the same fields at every level.
+struct ExploreNode<'a> {
+    pos: Position,
+    ex: &'a Explorer,
+}
+
+impl Serialize for ExploreNode<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_map(None)?;
+        node_entries(&mut st, &self.pos, self.ex)?;
+        st.end()
+    }
+}
+
+/// The fields of a position's node: its position, totals and moves.
+fn node_entries<M: SerializeMap>(
+    st: &mut M,
+    pos: &Position,
+    ex: &Explorer,
+) -> Result<(), M::Error> {
+    st.serialize_entry("fen", &pos.to_fen())?;
+    // The position's hash as the database and the Parquet export store it (signed 64 bits).
+    st.serialize_entry("hash", &super::codec::to_sql(pos.hash()))?;
+    st.serialize_entry("games", &ex.games)?;
+    st.serialize_entry("results", &ex.results)?;
+    st.serialize_entry("ended_here", &ex.ended_here)?;
+    st.serialize_entry("continued", &(ex.games - ex.ended_here))?;
+    st.serialize_entry("moves", &ExploreMoves { pos, ex })
+}
+
+/// A node's moves, each with the node of the position after it when the tree follows it.
+struct ExploreMoves<'a> {
+    pos: &'a Position,
+    ex: &'a Explorer,
+}
+
+impl Serialize for ExploreMoves<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.ex.moves.len()))?;
+        for m in &self.ex.moves {
+            seq.serialize_element(&ExploreMove { pos: self.pos, m })?;
+        }
+        seq.end()
+    }
+}
+
+struct ExploreMove<'a> {
+    pos: &'a Position,
+    m: &'a ExplorerMove,
+}
+
+impl Serialize for ExploreMove<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m = self.m;
+        let mut st = s.serialize_map(None)?;
+        st.serialize_entry("san", &m.san)?;
+        st.serialize_entry("uci", &m.uci)?;
+        st.serialize_entry("games", &m.games)?;
+        st.serialize_entry("share_pct", &m.share_pct)?;
+        st.serialize_entry("results", &m.results)?;
+        st.serialize_entry("average_plies", &m.average_plies)?;
+        st.serialize_entry("examples", &m.examples)?;
+        if let Some(next) = m.next.as_deref() {
+            // Made here, one line at a time: the positions of a tree are never all held.
+            let node = ExploreNode {
+                pos: self.pos.after(m.mv),
+                ex: next,
+            };
+            st.serialize_entry("next", &node)?;
+        }
+        st.end()
     }
 }
 
@@ -179,9 +225,10 @@ impl GameRow {
     }
 }
 
-/// Why a stored game cannot be shown.
+/// Why a stored game cannot be shown or replayed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameAnswerError {
+    /// Its variant is neither built in nor given (`--variant-file`).
     #[error("game {id}: its variant {variant:?} is not known here; give its definition file")]
     UnknownVariant { id: GameId, variant: String },
     #[error("game {id} has only {plies} plies; ply {ply} is past its end")]
@@ -190,8 +237,10 @@ pub enum GameAnswerError {
         plies: usize,
         ply: usize,
     },
-    #[error("game {id}: a stored move does not fit its position")]
-    Corrupt { id: GameId },
+    /// Its stored row does not replay: its start position does not read, or a move does not
+    /// fit (a damaged database).
+    #[error("game {id}: the database is damaged: {detail}")]
+    Corrupt { id: GameId, detail: String },
 }
 
 /// A stored game as `kabir show --format json` prints it: the fields of `kabir export
@@ -335,14 +384,8 @@ impl GameAnswer {
         if ply > plies {
             return Err(GameAnswerError::PastEnd { id, plies, ply });
         }
-        let unknown = || GameAnswerError::UnknownVariant {
-            id,
-            variant: game.variant.clone(),
-        };
-        let start = game.position_at(variants, 0).ok_or_else(unknown)?;
-        let shown = game
-            .position_at(variants, ply)
-            .ok_or(GameAnswerError::Corrupt { id })?;
+        let start = game.position_at(variants, 0)?;
+        let shown = game.position_at(variants, ply)?;
         // The stored text gives comments and variations; the stored moves are the truth for
         // the main line, and a text that disagrees with them is not used.
         let mut raw = crate::notation::game::RawGame::default();
@@ -355,7 +398,7 @@ impl GameAnswer {
             Line::default()
         };
         if tree::resolved_moves(&line) != game.moves || line.moves.len() != plies {
-            line = plain_line(&start, &game.moves).ok_or(GameAnswerError::Corrupt { id })?;
+            line = plain_line(&start, &game.moves).map_err(|ply| game.unfit_move(ply))?;
         }
         let (comments, moves) = line_answer(&start, &line);
         let tag = |k: &str| game.tag(k).unwrap_or("").to_string();
@@ -394,14 +437,14 @@ impl GameAnswer {
 }
 
 /// The main line without annotations, from the stored moves.
-fn plain_line(start: &Position, moves: &[Move]) -> Option<Line> {
+fn plain_line(start: &Position, moves: &[Move]) -> Result<Line, usize> {
     let mut pos = start.clone();
     let mut legal = Vec::new();
     let mut line = Line::default();
     for (i, &m) in moves.iter().enumerate() {
         pos.legal_moves_into(&mut legal);
         if !legal.contains(&m) {
-            return None;
+            return Err(i + 1);
         }
         line.moves.push(tree::TreeMove {
             mv: Some(m),
@@ -413,7 +456,7 @@ fn plain_line(start: &Position, moves: &[Move]) -> Option<Line> {
         });
         pos.play_unchecked(m);
     }
-    Some(line)
+    Ok(line)
 }
 
 /// A line's comments and moves, each move with its position after it, from `start`.

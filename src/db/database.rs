@@ -182,7 +182,7 @@ impl Database {
         db.map_for_reading()?;
         // The first read finds a commit that a crash cut short (see `snapshot` for why the
         // header and the tables are read together).
-        let (db, (app, version, tables)) = match db.snapshot() {
+        let (db, (app, version, tables, shape)) = match db.snapshot() {
             Err(DbError::Interrupted { .. }) => {
                 drop(db);
                 roll_back_interrupted(path)?;
@@ -205,6 +205,7 @@ impl Database {
             });
         }
         db.check_version(version)?;
+        db.check_tables(version, shape)?;
         if version < READABLE_FROM {
             return Err(DbError::OlderSchema {
                 path: path.to_path_buf(),
@@ -230,13 +231,14 @@ impl Database {
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
         )?;
-        let (app, version, tables) = db.snapshot()?;
+        let (app, version, tables, shape) = db.snapshot()?;
         if app != APPLICATION_ID && (app != 0 || version != 0 || tables) {
             return Err(DbError::ForeignDatabase {
                 path: path.to_path_buf(),
             });
         }
         db.check_version(version)?;
+        db.check_tables(version, shape)?;
         // Index segments are blobs of tens of kilobytes: in pages of 64 KiB most of them fit
         // in one page instead of a chain of small ones, which makes imports much cheaper. A
         // page size takes effect only on a new file; an existing one keeps its own.
@@ -418,17 +420,22 @@ impl Database {
         }
     }
 
-    /// The header (see [`Database::header`]) and whether the file has tables, read in one
-    /// transaction. Another process may be creating the schema (header included, in one
-    /// transaction): read together, both are from before it or both from after. Read apart,
-    /// an empty header and the other's new tables made a kabir database look like another
-    /// program's.
-    fn snapshot(&self) -> Result<(i32, u32, bool), DbError> {
+    /// The header (see [`Database::header`]), whether the file has tables and the schema
+    /// version they are those of (see [`schema::tables_version`]), read in one transaction.
+    /// Another process may be creating the schema (header included, in one transaction):
+    /// read together, all are from before it or all from after. Read apart, an empty header
+    /// and the other's new tables made a kabir database look like another program's.
+    fn snapshot(&self) -> Result<(i32, u32, bool, Option<u32>), DbError> {
         let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
         let (app, version) = self.header()?;
         let tables = self.has_tables()?;
+        let shape = if app == APPLICATION_ID {
+            schema::tables_version(&self.conn).map_err(|e| self.err(e))?
+        } else {
+            Some(0)
+        };
         tx.commit().map_err(|e| self.err(e))?;
-        Ok((app, version, tables))
+        Ok((app, version, tables, shape))
     }
 
     fn has_tables(&self) -> Result<bool, DbError> {
@@ -449,6 +456,27 @@ impl Database {
             });
         }
         Ok(())
+    }
+
+    /// Refuses a kabir file whose recorded schema version is not that of its tables (the
+    /// number was changed by another program, or a table dropped): migrating it would fail
+    /// on a table that exists, and reading it would miss what it holds.
+    fn check_tables(&self, version: u32, shape: Option<u32>) -> Result<(), DbError> {
+        match shape {
+            Some(v) if v == version => Ok(()),
+            Some(tables) => Err(DbError::SchemaMismatch {
+                path: self.path.clone(),
+                found: version,
+                tables,
+            }),
+            None => Err(DbError::Corrupt {
+                path: self.path.clone(),
+                detail: format!(
+                    "its tables are those of no schema version (it records version {version}): \
+                     a table or column is missing"
+                ),
+            }),
+        }
     }
 
     /// Brings the schema to [`VERSION`], in one transaction; safe when two processes race.

@@ -50,6 +50,17 @@ pub enum DbError {
         found: u32,
         known: u32,
     },
+    #[error(
+        "{}: the file records schema version {found} (PRAGMA user_version), but its tables \
+         are those of version {tables}: another program changed the number (if nothing else \
+         was changed, `PRAGMA user_version = {tables}` puts it back)",
+        path.display()
+    )]
+    SchemaMismatch {
+        path: PathBuf,
+        found: u32,
+        tables: u32,
+    },
     #[error("{}: the database is damaged: {detail}", path.display())]
     Corrupt { path: PathBuf, detail: String },
     #[error(
@@ -74,6 +85,14 @@ pub enum DbError {
     UnknownVariant { path: PathBuf, variant: String },
     #[error("the database holds more games than game ids allow")]
     TooManyGames,
+    /// The import's writer thread stopped on a bug (a panic): the batches committed before
+    /// it are kept, the one it was writing was rolled back.
+    #[error(
+        "{}: the import stopped: its database writer failed unexpectedly ({message}); the \
+         batches committed before are kept, the rest was not stored",
+        path.display()
+    )]
+    WriterFailed { path: PathBuf, message: String },
     /// Any other SQLite error. Its message is part of this error's own (`source` is not
     /// set, so that a printed chain of causes says it once).
     #[error("{}: {}", path.display(), sqlite_message(error, *os_error))]
@@ -94,6 +113,8 @@ fn sqlite_message(e: &rusqlite::Error, os_error: Option<i32>) -> String {
         rusqlite::Error::SqliteFailure(f, None) => {
             rusqlite::ffi::code_to_str(f.extended_code).to_string()
         }
+        // Without the statement it was in, which can be a whole script.
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
         other => other.to_string(),
     };
     match os_error {
@@ -157,6 +178,19 @@ impl DbError {
                 ))
         {
             return directory_not_writable();
+        }
+        // A value of another type than the schema keeps in its column (text where the moves'
+        // blob is) can only be written by another program: the file is damaged.
+        if matches!(
+            source,
+            rusqlite::Error::InvalidColumnType(..)
+                | rusqlite::Error::FromSqlConversionFailure(..)
+                | rusqlite::Error::IntegralValueOutOfRange(..)
+        ) {
+            return DbError::Corrupt {
+                path,
+                detail: source.to_string(),
+            };
         }
         match code {
             Some(ErrorCode::NotADatabase) => DbError::NotADatabase { path },

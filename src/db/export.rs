@@ -11,6 +11,7 @@ use crate::notation::{check_mark, san_into};
 use crate::rules::{Move, Position};
 use crate::variants::Registry;
 
+use super::answer::GameAnswerError;
 use super::query::StoredGame;
 use super::record::{self, GameEnd, GameRecord, ROSTER, RecordError, SpecialMoves, well_formed};
 
@@ -113,15 +114,25 @@ impl ExportedGame {
         })
     }
 
-    /// The rows of a stored game; `None` if its variant is not in `variants` or its moves do
+    /// The rows of a stored game; an error if its variant is not in `variants` or it does
     /// not replay (a damaged database).
-    pub fn from_stored(g: &StoredGame, variants: &Registry) -> Option<ExportedGame> {
-        let variant = variants.find(&g.variant)?;
-        let start = Position::from_fen(variant, &g.start_fen).ok()?;
+    pub fn from_stored(
+        g: &StoredGame,
+        variants: &Registry,
+    ) -> Result<ExportedGame, GameAnswerError> {
+        let start = g.position_at(variants, 0)?;
         let san = main_line_san(g.pgn.as_bytes().to_vec(), g.moves.len());
-        let (hashes, san, uci) = notate(&start, &g.moves, san, true)?;
-        let standard_start = start == Position::start(variant);
-        Some(ExportedGame {
+        let (hashes, san, uci) = notate(&start, &g.moves, san, true).ok_or_else(|| {
+            match g.position_at(variants, g.moves.len()) {
+                Err(e) => e,
+                Ok(_) => GameAnswerError::Corrupt {
+                    id: g.id,
+                    detail: "a stored move is not legal in its position".to_string(),
+                },
+            }
+        })?;
+        let standard_start = start == Position::start(start.variant());
+        Ok(ExportedGame {
             variant: g.variant.clone(),
             tags: g.tags.clone(),
             result: g.result.clone(),
@@ -313,7 +324,7 @@ mod tests {
             assert_eq!(a.hashes, expected_hashes);
             assert_eq!(a.hashes.len(), a.plies() + 1);
             let text: Vec<String> = a.moves().map(|m| m.san.to_string()).collect();
-            assert_eq!(Some(text), stored.san_moves(&registry));
+            assert_eq!(Ok(text), stored.san_moves(&registry));
             let others: Vec<&str> = a.other_tags().map(|(k, _)| k.as_str()).collect();
             assert_eq!(others, ["Annotator"]);
         }

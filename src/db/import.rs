@@ -616,6 +616,10 @@ pub struct Importer<'db> {
     merge_tiers: bool,
     rule: DuplicateRule,
     names: NameCache,
+    /// Batches committed by this importer.
+    committed: u64,
+    /// The batch (counted from 0) in whose writing to panic, for tests only.
+    panic_in: Option<u64>,
 }
 
 impl Database {
@@ -629,6 +633,8 @@ impl Database {
             merge_tiers: true,
             rule: DuplicateRule::default(),
             names: NameCache::default(),
+            committed: 0,
+            panic_in: None,
         })
     }
 
@@ -686,6 +692,14 @@ impl Importer<'_> {
         self.rule = rule;
     }
 
+    /// Makes the writing of batch `batch` (0: the first this importer writes) panic once its
+    /// rows are written and before they are committed: for the tests of what a panic there
+    /// does (an error, and whole batches in the database), with no other use.
+    #[doc(hidden)]
+    pub fn panic_in_batch(&mut self, batch: u64) {
+        self.panic_in = Some(batch);
+    }
+
     /// Derives and stores one batch, in one transaction.
     pub fn import_batch(&mut self, records: Vec<GameRecord>) -> Result<BatchStats, DbError> {
         let prepared = prepare(records);
@@ -733,6 +747,10 @@ impl Importer<'_> {
         if checkpointer.is_some() {
             let _ = self.db.conn.execute_batch("PRAGMA wal_autocheckpoint = 0");
         }
+        let path = self.db.path.clone();
+        // Lent to the writer thread for the scope only, so that the connection's settings can
+        // be put back after a panic there.
+        let writer = &mut *self;
         std::thread::scope(|scope| {
             if let Some(conn) = checkpointer {
                 scope.spawn(move || {
@@ -742,9 +760,9 @@ impl Importer<'_> {
                     }
                 });
             }
-            let writer = scope.spawn(move || {
+            let handle = scope.spawn(move || {
                 for prepared in from_main {
-                    let r = self.write(prepared, |e| {
+                    let r = writer.write(prepared, |e| {
                         let _ = spare_entries.send(e);
                     });
                     let failed = r.is_err();
@@ -755,12 +773,12 @@ impl Importer<'_> {
                 }
                 // The openings left recent by the import are consolidated, so that a report
                 // afterwards reads few of them (see `openings`).
-                if self.merge_tiers
-                    && let Err(e) = tally::settle(&mut self.db.conn)
+                if writer.merge_tiers
+                    && let Err(e) = tally::settle(&mut writer.db.conn)
                 {
-                    let _ = to_main.send(Err(self.db.err(e)));
+                    let _ = to_main.send(Err(writer.db.err(e)));
                 }
-                let _ = self.db.conn.execute_batch(&format!(
+                let _ = writer.db.conn.execute_batch(&format!(
                     "PRAGMA wal_autocheckpoint = 1000; PRAGMA cache_size = -{CACHE_KIB}"
                 ));
             });
@@ -786,7 +804,19 @@ impl Importer<'_> {
                 }
             }
             drop(to_writer);
-            let _ = writer.join();
+            // A panic in the writer stops it between batches or inside one (rolled back as
+            // its transaction is dropped): whatever was heard before, the import failed.
+            if let Err(panic) = handle.join() {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|m| m.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "no message".to_string());
+                return Err(DbError::WriterFailed {
+                    path: path.clone(),
+                    message,
+                });
+            }
             if outcome.is_ok() {
                 for r in results.try_iter() {
                     if let Err(e) = take(r, &mut totals) {
@@ -796,6 +826,14 @@ impl Importer<'_> {
                 }
             }
             outcome
+        })
+        .inspect_err(|e| {
+            if matches!(e, DbError::WriterFailed { .. }) {
+                // The writer did not get to put the connection's settings back.
+                let _ = self.db.conn.execute_batch(&format!(
+                    "PRAGMA wal_autocheckpoint = 1000; PRAGMA cache_size = -{CACHE_KIB}"
+                ));
+            }
         })?;
         Ok(totals)
     }
@@ -810,11 +848,15 @@ impl Importer<'_> {
         let db = &mut *self.db;
         let rule = self.rule;
         let names = &mut self.names;
+        let fault = self.panic_in == Some(self.committed);
         let written = (|| {
             let tx = db
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             let stats = write_batch(&tx, &prepared, rule, names)?;
+            if fault {
+                panic!("the fault asked for by Importer::panic_in_batch");
+            }
             tx.commit()?;
             Ok(stats)
         })();
@@ -828,6 +870,7 @@ impl Importer<'_> {
             WriteError::TooManyGames => DbError::TooManyGames,
         })?;
         self.names.commit(found);
+        self.committed += 1;
         if self.merge_tiers {
             for v in &grown {
                 index::merge_tiers(&mut db.conn, *v).map_err(|e| db.err(e))?;

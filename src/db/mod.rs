@@ -41,8 +41,8 @@ pub use export::{ExportedGame, ExportedMove};
 pub use import::{BatchStats, Duplicate, DuplicateRule, Importer, ReadyGame, Rejected};
 pub use pipeline::{ImportEvents, ImportOptions, ImportStopped, ImportSummary, NotStored, Origin};
 pub use query::{
-    Explorer, ExplorerMove, GameFilter, GameId, GameSummary, PositionHit, Results, Special,
-    StoredGame,
+    DEFAULT_TREE_NODES, Explorer, ExplorerMove, ExplorerTree, GameFilter, GameId, GameSummary,
+    MAX_TREE_DEPTH, PositionHit, Results, Special, StoredGame, TreeQuery, Truncation,
 };
 pub use rebuild::Rebuilt;
 pub use record::{GameEnd, GameRecord, RecordError, Replayed, SpecialMoves};

@@ -134,11 +134,12 @@ impl<'a> BatchNames<'a> {
 
 /// The ids of the names that contain `needle`, ignoring ASCII case (as SQLite's `lower`),
 /// ascending. Three characters or more are looked up in the trigram index (whose matches,
-/// folded by Unicode rules, include every one of these) and checked; shorter ones are
-/// looked for among all names.
+/// folded by Unicode rules, include every one of these) and checked; shorter ones, and those
+/// with a NUL character (where FTS5 ends a query's text, and fails on its quotes), are looked
+/// for among all names.
 pub(crate) fn matching_names(conn: &Connection, needle: &str) -> rusqlite::Result<Vec<u64>> {
     let lower = needle.to_ascii_lowercase();
-    let mut ids: Vec<u64> = if needle.chars().count() >= 3 {
+    let mut ids: Vec<u64> = if needle.chars().count() >= 3 && !needle.contains('\0') {
         let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
         conn.prepare_cached(
             "SELECT id FROM name WHERE id IN

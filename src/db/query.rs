@@ -9,6 +9,7 @@ use rusqlite::{OptionalExtension, params};
 
 use crate::rules::{Color, Move, Position};
 
+use super::answer::GameAnswerError;
 use super::codec::{self, GameResult, Posting};
 use super::database::{Database, Layout};
 use super::error::DbError;
@@ -100,6 +101,63 @@ pub struct Explorer {
     pub moves: Vec<ExplorerMove>,
 }
 
+/// The moves an explorer tree lists at most unless asked otherwise
+/// ([`TreeQuery::max_nodes`]): more than anyone reads as a table, and a few megabytes held.
+pub const DEFAULT_TREE_NODES: usize = 20_000;
+
+/// The deepest an explorer tree goes: a deeper [`TreeQuery::depth`] counts as this. The
+/// tree's nodes are nested as deep as it goes, and are written out and freed recursively.
+pub const MAX_TREE_DEPTH: usize = 100;
+
+/// What [`Database::explore_tree`] is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeQuery {
+    /// How many moves deep the tree goes (1: the position's moves alone; at most
+    /// [`MAX_TREE_DEPTH`]).
+    pub depth: usize,
+    /// How many of each position's most played moves are followed.
+    pub breadth: usize,
+    /// Example game ids per move.
+    pub examples: usize,
+    /// The most moves the tree lists, over all its positions (its nodes: a row of the
+    /// table); the position's own moves are listed whatever this is.
+    pub max_nodes: usize,
+}
+
+impl Default for TreeQuery {
+    fn default() -> TreeQuery {
+        TreeQuery {
+            depth: 1,
+            breadth: 3,
+            examples: 3,
+            max_nodes: DEFAULT_TREE_NODES,
+        }
+    }
+}
+
+/// The answer of [`Database::explore_tree`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExplorerTree {
+    /// The position's explorer, with the explorers of the positions followed under its
+    /// moves ([`ExplorerMove::next`]).
+    pub root: Explorer,
+    /// The moves listed, over all the tree's positions.
+    pub nodes: usize,
+    /// `Some` when positions that the depth and breadth asked for were left out to keep
+    /// within [`TreeQuery::max_nodes`].
+    pub truncated: Option<Truncation>,
+}
+
+/// Where an explorer tree was cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncation {
+    /// The bound that cut it.
+    pub max_nodes: usize,
+    /// The tree lists every move down to this depth (1: the position's own moves); at the
+    /// next depth, only those of the most played lines.
+    pub complete_depth: usize,
+}
+
 /// A stored game.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredGame {
@@ -117,39 +175,74 @@ pub struct StoredGame {
 }
 
 impl StoredGame {
-    /// The position after `ply` plies (0: the start), with the variant found in `variants`;
-    /// `None` if the variant is unknown there or `ply` is past the end.
+    /// The position after `ply` plies (0: the start), with the variant found in `variants`.
+    /// An error says whether the variant is unknown there, `ply` is past the end, or the
+    /// stored game does not replay (a damaged database).
     pub fn position_at(
         &self,
         variants: &crate::variants::Registry,
         ply: usize,
-    ) -> Option<Position> {
-        let variant = variants.find(&self.variant)?;
-        let mut pos = Position::from_fen(variant, &self.start_fen).ok()?;
-        for &m in self.moves.get(..ply)? {
+    ) -> Result<Position, GameAnswerError> {
+        let mut pos = self.start(variants)?;
+        let moves = self.moves.get(..ply).ok_or(GameAnswerError::PastEnd {
+            id: self.id,
+            plies: self.moves.len(),
+            ply,
+        })?;
+        for (i, &m) in moves.iter().enumerate() {
             if !well_formed(&pos, m) {
-                return None;
+                return Err(self.unfit_move(i + 1));
             }
             pos.play_unchecked(m);
         }
-        Some(pos)
+        Ok(pos)
     }
 
-    /// The moves in canonical SAN with check marks; `None` if the variant is unknown in
-    /// `variants`.
-    pub fn san_moves(&self, variants: &crate::variants::Registry) -> Option<Vec<String>> {
-        let mut pos = self.position_at(variants, 0)?;
+    /// The moves in canonical SAN with check marks (errors as [`StoredGame::position_at`]).
+    pub fn san_moves(
+        &self,
+        variants: &crate::variants::Registry,
+    ) -> Result<Vec<String>, GameAnswerError> {
+        let mut pos = self.start(variants)?;
         let mut legal = Vec::new();
         let mut out = Vec::with_capacity(self.moves.len());
-        for &m in &self.moves {
+        for (i, &m) in self.moves.iter().enumerate() {
             if !well_formed(&pos, m) {
-                return None;
+                return Err(self.unfit_move(i + 1));
             }
             pos.legal_moves_into(&mut legal);
             out.push(crate::notation::san_plus(&pos, m, &legal));
             pos.play_unchecked(m);
         }
-        Some(out)
+        Ok(out)
+    }
+
+    /// The start position. A variant known here whose stored start does not read is a
+    /// damaged row, not an unknown variant.
+    fn start(&self, variants: &crate::variants::Registry) -> Result<Position, GameAnswerError> {
+        let variant =
+            variants
+                .find(&self.variant)
+                .ok_or_else(|| GameAnswerError::UnknownVariant {
+                    id: self.id,
+                    variant: self.variant.clone(),
+                })?;
+        Position::from_fen(variant, &self.start_fen).map_err(|e| GameAnswerError::Corrupt {
+            id: self.id,
+            detail: format!(
+                "its start position {:?} is not one of {}: {e}",
+                self.start_fen,
+                variant.name()
+            ),
+        })
+    }
+
+    /// The error for a stored move that does not fit the position before it.
+    pub(crate) fn unfit_move(&self, ply: usize) -> GameAnswerError {
+        GameAnswerError::Corrupt {
+            id: self.id,
+            detail: format!("its move at ply {ply} does not fit the position before it"),
+        }
     }
 
     /// The value of a tag, if the game has it.
@@ -620,38 +713,91 @@ impl Database {
     /// The explorer as a tree: [`Database::explore`] for `pos`, then for the positions after
     /// its `breadth` most played moves, and so on, `depth` moves deep (`depth` 1 is
     /// `explore`). Every node counts the games that reached its position by any move order.
-    pub fn explore_tree(
-        &self,
-        pos: &Position,
-        depth: usize,
-        breadth: usize,
-        examples: usize,
-    ) -> Result<Explorer, DbError> {
-        self.read(|layout| self.explore_tree_in(pos, depth, breadth, examples, layout))
+    ///
+    /// The tree lists at most [`TreeQuery::max_nodes`] moves in all (the position's own
+    /// moves are always listed whole). Positions are explored level by level, the most
+    /// played lines first, so a tree cut short is complete to some depth and holds the most
+    /// played lines of the next; [`ExplorerTree::truncated`] says where. Without the bound,
+    /// transpositions make the tree grow as fast as the lines that reach each position: 40
+    /// moves deep on 5,000 games it took gigabytes.
+    pub fn explore_tree(&self, pos: &Position, q: &TreeQuery) -> Result<ExplorerTree, DbError> {
+        self.read(|layout| self.explore_tree_in(pos, q, layout))
     }
 
     fn explore_tree_in(
         &self,
         pos: &Position,
-        depth: usize,
-        breadth: usize,
-        examples: usize,
+        q: &TreeQuery,
         layout: Layout,
-    ) -> Result<Explorer, DbError> {
-        let mut out = self.explore_in(pos, examples, layout)?;
+    ) -> Result<ExplorerTree, DbError> {
+        let root = self.explore_in(pos, q.examples, layout)?;
+        let mut nodes = root.moves.len();
+        // The explorers found, in the order explored (a parent before its children), each
+        // but the first with its parent's place here and the index of the move leading to it.
+        let mut found = vec![root];
+        let mut links: Vec<(usize, usize)> = Vec::new();
+        // Positions whose moves are still to follow: the explorer's place and its level
+        // (the root is level 0; the moves of a position of level L are at depth L + 1). A
+        // position is played again from the root when its turn comes rather than kept: a
+        // level of a large tree waits here, and a position is kilobytes.
+        let mut queue: std::collections::VecDeque<(usize, usize)> =
+            std::collections::VecDeque::new();
+        let depth = q.depth.min(MAX_TREE_DEPTH);
         if depth > 1 {
-            for m in out.moves.iter_mut().take(breadth) {
-                let next = pos.after(m.mv);
-                m.next = Some(Box::new(self.explore_tree_in(
-                    &next,
-                    depth - 1,
-                    breadth,
-                    examples,
-                    layout,
-                )?));
+            queue.push_back((0, 0));
+        }
+        let mut line = Vec::new();
+        let mut truncated = None;
+        'levels: while let Some((at, level)) = queue.pop_front() {
+            line.clear();
+            let mut i = at;
+            while i > 0 {
+                let (parent, k) = links[i - 1];
+                line.push(found[parent].moves[k].mv);
+                i = parent;
+            }
+            let mut here = pos.clone();
+            for &mv in line.iter().rev() {
+                here.play_unchecked(mv);
+            }
+            let followed: Vec<Move> = found[at]
+                .moves
+                .iter()
+                .take(q.breadth)
+                .map(|m| m.mv)
+                .collect();
+            for (k, mv) in followed.into_iter().enumerate() {
+                let next = here.after(mv);
+                let ex = self.explore_in(&next, q.examples, layout)?;
+                if nodes + ex.moves.len() > q.max_nodes {
+                    // Every position of this level and the ones above was explored, so the
+                    // moves down to the next level are all listed.
+                    truncated = Some(Truncation {
+                        max_nodes: q.max_nodes,
+                        complete_depth: level + 1,
+                    });
+                    break 'levels;
+                }
+                nodes += ex.moves.len();
+                found.push(ex);
+                links.push((at, k));
+                if level + 2 < depth {
+                    queue.push_back((found.len() - 1, level + 1));
+                }
             }
         }
-        Ok(out)
+        // Children come after their parents: taken from the last, each is whole when it is
+        // put under its move.
+        for (i, (parent, k)) in links.into_iter().enumerate().rev() {
+            let ex = std::mem::take(&mut found[i + 1]);
+            found[parent].moves[k].next = Some(Box::new(ex));
+        }
+        let root = found.swap_remove(0);
+        Ok(ExplorerTree {
+            root,
+            nodes,
+            truncated,
+        })
     }
 
     /// A game by id.
@@ -661,18 +807,29 @@ impl Database {
             .prepare_cached(
                 "SELECT v.name, g.start_fen, g.moves, t.tags, g.result, g.termination, g.plies,
                      g.swaps, g.lifts, g.relocations, g.promotions, g.arrivals,
-                     g.adventitious_kings, g.citadel_entries, t.pgn
-                 FROM game g JOIN variant v ON v.id = g.variant
-                     JOIN game_text t ON t.game = g.id
+                     g.adventitious_kings, g.citadel_entries, t.pgn, g.variant
+                 FROM game g LEFT JOIN variant v ON v.id = g.variant
+                     LEFT JOIN game_text t ON t.game = g.id
                  WHERE g.id = ?1",
             )
             .and_then(|mut s| {
                 s.query_row(params![id], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
+                    // A game without its variant's row or its text is a damaged database,
+                    // not a missing game.
+                    let Some(variant) = r.get::<_, Option<String>>(0)? else {
+                        return Ok(Err(format!(
+                            "its variant (number {}) is missing from the variant table",
+                            r.get::<_, i64>(15)?
+                        )));
+                    };
+                    let Some(tags) = r.get::<_, Option<String>>(3)? else {
+                        return Ok(Err("its text is missing from the game_text table".into()));
+                    };
+                    Ok(Ok((
+                        variant,
                         r.get::<_, String>(1)?,
                         r.get::<_, Vec<u8>>(2)?,
-                        r.get::<_, String>(3)?,
+                        tags,
                         r.get::<_, String>(4)?,
                         r.get::<_, String>(5)?,
                         r.get::<_, u32>(6)?,
@@ -687,18 +844,19 @@ impl Database {
                             promotions_by_kind: Vec::new(),
                         },
                         r.get::<_, String>(14)?,
-                    ))
+                    )))
                 })
                 .optional()
             })
             .map_err(|e| self.err(e))?;
-        let Some((variant, start_fen, blob, tags, result, end, plies, mut special, pgn)) = row
-        else {
-            return Ok(None);
-        };
         let corrupt = |what: &str| DbError::Corrupt {
             path: self.path.clone(),
             detail: format!("game {id}: {what}"),
+        };
+        let Some((variant, start_fen, blob, tags, result, end, plies, mut special, pgn)) =
+            row.transpose().map_err(|what| corrupt(&what))?
+        else {
+            return Ok(None);
         };
         let moves = codec::decode_moves(&blob).ok_or_else(|| corrupt("bad moves"))?;
         let tags: Vec<(String, String)> =
@@ -952,8 +1110,8 @@ impl Database {
         let n = args.len();
         let sql = format!(
             "SELECT g.id, v.name, g.white, g.black, g.event, g.site, g.date, g.result,
-                 g.termination, g.plies
-             FROM game g JOIN variant v ON v.id = g.variant{clause}
+                 g.termination, g.plies, g.variant
+             FROM game g LEFT JOIN variant v ON v.id = g.variant{clause}
              ORDER BY {order_by} LIMIT ?{} OFFSET ?{}",
             n + 1,
             n + 2
@@ -963,10 +1121,16 @@ impl Database {
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                Ok((
+                // A game whose variant's row is gone is listed as damaged rather than left
+                // out, which made pages shorter than their count and exports lose games.
+                let variant: Option<String> = r.get(1)?;
+                if variant.is_none() {
+                    return Ok(Err((r.get::<_, GameId>(0)?, r.get::<_, i64>(10)?)));
+                }
+                Ok(Ok((
                     GameSummary {
                         id: r.get(0)?,
-                        variant: r.get(1)?,
+                        variant: variant.unwrap_or_default(),
                         white: r.get(2)?,
                         black: r.get(3)?,
                         event: r.get(4)?,
@@ -977,17 +1141,23 @@ impl Database {
                         plies: r.get(9)?,
                     },
                     r.get::<_, String>(8)?,
-                ))
+                )))
             })
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.err(e))?;
-        Ok(rows
-            .into_iter()
-            .map(|(mut s, end)| {
+        rows.into_iter()
+            .map(|row| {
+                let (mut s, end) = row.map_err(|(id, variant)| DbError::Corrupt {
+                    path: self.path.clone(),
+                    detail: format!(
+                        "game {id}: its variant (number {variant}) is missing from the variant \
+                         table"
+                    ),
+                })?;
                 s.end = GameEnd::parse(&end).unwrap_or(GameEnd::Other);
-                s
+                Ok(s)
             })
-            .collect())
+            .collect()
     }
 
     /// The number of games matching a filter.

@@ -92,6 +92,43 @@ pub(crate) const MIGRATIONS: &[&[Step]] = &[
 /// The version this code writes.
 pub const VERSION: u32 = MIGRATIONS.len() as u32;
 
+/// What migration `i` adds that tells a file of version `i + 1` from one of version `i`: a
+/// table, or a column of a table. A new migration adds its own.
+const MARKS: &[(&str, Option<&str>)] = &[
+    ("game", None),
+    ("game", Some("record")),
+    ("meta", None),
+    ("opening_head", None),
+    ("tree", Some("beyond")),
+];
+
+/// The schema version whose tables a file has, told by [`MARKS`]: `None` when they are
+/// those of no version (a mark of one version is missing while a later one's is there).
+/// `PRAGMA user_version` is only a number in the header, which another program can change.
+pub(crate) fn tables_version(conn: &rusqlite::Connection) -> rusqlite::Result<Option<u32>> {
+    let mut found = Vec::with_capacity(MARKS.len());
+    for &(table, column) in MARKS {
+        let n: i64 = match column {
+            None => conn.query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                [table],
+                |r| r.get(0),
+            )?,
+            Some(c) => conn.query_row(
+                "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2",
+                [table, c],
+                |r| r.get(0),
+            )?,
+        };
+        found.push(n > 0);
+    }
+    let version = found.iter().take_while(|&&m| m).count();
+    if found[version..].iter().any(|&m| m) {
+        return Ok(None);
+    }
+    Ok(u32::try_from(version).ok())
+}
+
 /// The oldest version this code's queries can read as it is: a read-only open accepts a file
 /// from this version on without migrating it (version 2 adds what importing needs; version 3
 /// adds derived tables, which queries do without until they are built: see
@@ -333,5 +370,33 @@ fn fill_record_keys(tx: &Transaction<'_>) -> rusqlite::Result<()> {
             update.execute(params![id, key])?;
         }
         after = last;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each migration's mark tells its version: after migration `i`, the tables are those of
+    /// version `i + 1`, and of none when a mark is taken away below the last.
+    #[test]
+    fn the_tables_tell_their_version() {
+        assert_eq!(MARKS.len() as u32, VERSION);
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        assert_eq!(tables_version(&conn).unwrap(), Some(0));
+        for (i, steps) in MIGRATIONS.iter().enumerate() {
+            let tx = conn.transaction().unwrap();
+            for step in steps.iter() {
+                match step {
+                    Step::Sql(sql) => tx.execute_batch(sql).unwrap(),
+                    Step::Run(run) => run(&tx).unwrap(),
+                }
+            }
+            tx.commit().unwrap();
+            assert_eq!(tables_version(&conn).unwrap(), Some(i as u32 + 1), "{i}");
+        }
+        conn.execute_batch("DROP TABLE opening_chunk; DROP TABLE opening_head")
+            .unwrap();
+        assert_eq!(tables_version(&conn).unwrap(), None);
     }
 }

@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::db::{
-    Database, ExploreAnswer, GameAnswer, GameAnswerError, GameId, GameQuery, SearchAnswer,
-    SearchPage,
+    DEFAULT_TREE_NODES, Database, ExploreAnswer, GameAnswer, GameAnswerError, GameId, GameQuery,
+    SearchAnswer, SearchPage, TreeQuery,
 };
 use crate::rules::Variant;
 use crate::variants::Registry;
@@ -79,8 +79,8 @@ pub(crate) fn position_variant(
     }
 }
 
-/// `GET /api/explore?variant=V&fen=F&moves=M&depth=N&breadth=N&examples=N`: what `kabir
-/// explore --format json` prints.
+/// `GET /api/explore?variant=V&fen=F&moves=M&depth=N&breadth=N&examples=N&max-nodes=N`: what
+/// `kabir explore --format json` prints.
 pub(crate) async fn explore(State(app): State<Arc<App>>, RawQuery(q): RawQuery) -> Response {
     match explore_value(app, q).await {
         Ok(body) => (
@@ -97,18 +97,37 @@ pub(crate) async fn explore(State(app): State<Arc<App>>, RawQuery(q): RawQuery) 
 async fn explore_value(app: Arc<App>, q: Option<String>) -> Result<Vec<u8>, AppError> {
     let p = Params::parse(
         q.as_deref(),
-        &[&["variant", "fen", "moves", "depth", "breadth", "examples"]],
+        &[&[
+            "variant",
+            "fen",
+            "moves",
+            "depth",
+            "breadth",
+            "examples",
+            "max-nodes",
+        ]],
     )?;
     let chosen = p.variant(&app.registry)?;
     let depth = p.number("depth", 1..=40usize)?.unwrap_or(1);
     let breadth = p.number("breadth", 0..=1000usize)?.unwrap_or(3);
     let examples = p.number("examples", 0..=1000usize)?.unwrap_or(3);
+    // A tree may be made smaller than the command line's default, not larger: the server
+    // holds one per request running.
+    let max_nodes = p
+        .number("max-nodes", 1..=DEFAULT_TREE_NODES)?
+        .unwrap_or(DEFAULT_TREE_NODES);
+    let query = TreeQuery {
+        depth,
+        breadth,
+        examples,
+        max_nodes,
+    };
     let registry = app.registry.clone();
     with_db(&app, move |db| {
         let variant = position_variant(db, &registry, chosen)?;
         let line = p.line(&variant)?;
-        let ex = db.explore_tree(&line.position, depth, breadth, examples)?;
-        serde_json::to_vec(&ExploreAnswer::new(&line.position, &ex))
+        let tree = db.explore_tree(&line.position, &query)?;
+        serde_json::to_vec(&ExploreAnswer::tree(&line.position, &tree))
             .map_err(|e| AppError::Internal(e.to_string()))
     })
     .await

@@ -60,6 +60,13 @@ impl Params {
             if v.is_empty() {
                 continue;
             }
+            // No text of a game file or a form holds one, and SQLite's full-text queries end
+            // the text there: refused, rather than answered for a shorter text or failed.
+            if v.contains('\0') {
+                return Err(bad(format!(
+                    "parameter {k:?}: a NUL character (%00) is not accepted in a value"
+                )));
+            }
             if !REPEATABLE.contains(&k.as_ref()) && pairs.iter().any(|(n, _)| *n == k) {
                 return Err(bad(format!("parameter {k:?} is given more than once")));
             }
