@@ -599,14 +599,21 @@ impl Temp {
             tries += 1;
             let n = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
             let path = dir.join(format!(".{short}.kabir-{}-{n}.tmp", std::process::id()));
+            // Registered before it exists, so that an interrupt at any time after its
+            // creation removes it.
+            let registered = interrupt::register(&path);
             match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => {
-                    let registered = interrupt::register(&path);
-                    return Ok((Temp { path, registered }, file));
+                Ok(file) => return Ok((Temp { path, registered }, file)),
+                Err(e) => {
+                    if let Some(slot) = registered {
+                        interrupt::unregister(slot);
+                    }
+                    // Left by another process of the same id, after a kill.
+                    if e.kind() == io::ErrorKind::AlreadyExists && tries < 100 {
+                        continue;
+                    }
+                    return Err(e);
                 }
-                // Left by another process of the same id, after a kill.
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 100 => continue,
-                Err(e) => return Err(e),
             }
         }
     }
