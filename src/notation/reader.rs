@@ -973,11 +973,16 @@ impl<R: BufRead> Reader<R> {
             let k = self.find(j, |b| !is_blank(b))?;
             match self.peek(k)? {
                 Some(b'\n' | b'\r') => {
-                    let next = self.line_end(k)?;
+                    let mut next = self.line_end(k)?;
                     if next >= self.view_end {
                         // Longer than the limit, with its line end (whose `\r\n` the view
                         // may have cut in two: the skip counts its lines again).
                         return Ok(Begin::TooLarge);
+                    }
+                    // Empty lines after it are passed in one go.
+                    while self.buf.get(next) == Some(&b'\n') {
+                        next += 1;
+                        self.new_line(next);
                     }
                     self.consume(next);
                 }
