@@ -25,7 +25,8 @@ pub struct VariantArgs {
 pub struct GameSizeArgs {
     /// The most one game's text may take: bytes, or with K, M or G (KiB, MiB, GiB). A longer
     /// game is not read: it is the error game-too-large, and reading goes on at the next line
-    /// that starts with `[`. Reading such a game takes memory of about ten times its size.
+    /// that starts with `[`. Memory follows it: a game near the limit takes about six times
+    /// its size while it is read and stored.
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size)]
     pub max_game_size: usize,
 }
