@@ -220,19 +220,7 @@ mod unix {
             .args(["import", "--quiet", "--batch", "100", "--db"])
             .arg(db)
             .arg(games);
-        // SAFETY: between fork and exec only `setrlimit`, which is async-signal-safe.
-        unsafe {
-            command.pre_exec(move || {
-                let rlimit = libc::rlimit {
-                    rlim_cur: limit as libc::rlim_t,
-                    rlim_max: limit as libc::rlim_t,
-                };
-                if libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        super::cli_common::limit_file_size(&mut command, limit);
         command.output().unwrap()
     }
 

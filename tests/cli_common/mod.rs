@@ -44,3 +44,23 @@ pub fn generated(path: &Path, variant: &str, games: u32, seed: u64) {
         .assert()
         .code(0);
 }
+
+/// Sets `command` to run with its files limited to `limit` bytes (`ulimit -f`): a write past
+/// it fails with "file too large" (kabir ignores SIGXFSZ), as on a full disk.
+#[cfg(unix)]
+pub fn limit_file_size(command: &mut std::process::Command, limit: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only `setrlimit`, which is async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            let rlimit = libc::rlimit {
+                rlim_cur: limit as libc::rlim_t,
+                rlim_max: limit as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
