@@ -3,7 +3,8 @@
 //!
 //! # Layers
 //!
-//! Data flows one way, and each layer uses only those above it:
+//! Each layer is a crate of the workspace (`crates/`), re-exported here under the path it has
+//! in this crate; data flows one way, and each layer uses only those above it:
 //!
 //! - [`limits`]: how much of a file kabir reads whole at most (a variant definition file),
 //!   checked while reading.
@@ -108,19 +109,24 @@
 //! The command line (`src/main.rs`, `src/cli/`) is a layer over these: it parses arguments,
 //! calls the library and prints.
 
+// The crates of the workspace, under the paths this crate has always given them.
 #[cfg(feature = "parquet")]
-pub mod columnar;
+#[doc(inline)]
+pub use kabir_columnar as columnar;
 #[cfg(feature = "db")]
-pub mod db;
+#[doc(inline)]
+pub use kabir_db as db;
 #[cfg(feature = "diagram")]
-pub mod diagram;
-pub mod generate;
-pub mod limits;
-pub mod notation;
-pub mod parallel;
-pub mod render;
-pub mod replay;
-pub mod rules;
+#[doc(inline)]
+pub use kabir_diagram as diagram;
+#[doc(inline)]
+pub use kabir_notation as notation;
+#[doc(inline)]
+pub use kabir_notation::{render, replay, replay::parallel};
+#[doc(inline)]
+pub use kabir_rules as rules;
+#[doc(inline)]
+pub use kabir_rules::{generate, limits, variants};
 #[cfg(feature = "serve")]
-pub mod serve;
-pub mod variants;
+#[doc(inline)]
+pub use kabir_serve as serve;

@@ -1,0 +1,356 @@
+//! Byte layouts stored in the database: moves, index entries and content hashes.
+//!
+//! Every layout here is part of the schema (see `docs/DATABASE.md`): changing one needs a new
+//! schema version and a migration.
+
+use kabir_rules::{Move, MoveKind, PieceKind, Square};
+
+/// Bytes per stored move.
+pub const MOVE_BYTES: usize = 3;
+
+/// The encoding of "no move" (the last position of a game): no board has square 255.
+const NO_MOVE: [u8; MOVE_BYTES] = [0xff, 0xff, 0xff];
+
+fn kind_code(kind: MoveKind) -> u8 {
+    match kind {
+        MoveKind::Normal => 0,
+        MoveKind::Lift => 1,
+        MoveKind::Relocation => 2,
+        MoveKind::Swap => 3,
+    }
+}
+
+/// A move as three bytes: from-square, to-square, then the move kind (2 high bits) and the
+/// promotion kind plus one (6 low bits, 0 for none).
+pub fn encode_move(m: Move) -> [u8; MOVE_BYTES] {
+    let promo = m.promotion.map_or(0, |k| k.0.saturating_add(1) & 0x3f);
+    [m.from.0, m.to.0, kind_code(m.kind) << 6 | promo]
+}
+
+/// Reads a move written by [`encode_move`]; `None` for the no-move marker.
+pub fn decode_move(b: [u8; MOVE_BYTES]) -> Option<Move> {
+    if b == NO_MOVE {
+        return None;
+    }
+    let kind = match b[2] >> 6 {
+        0 => MoveKind::Normal,
+        1 => MoveKind::Lift,
+        2 => MoveKind::Relocation,
+        _ => MoveKind::Swap,
+    };
+    let promo = b[2] & 0x3f;
+    Some(Move {
+        from: Square(b[0]),
+        to: Square(b[1]),
+        kind,
+        promotion: if promo == 0 {
+            None
+        } else {
+            Some(PieceKind(promo - 1))
+        },
+    })
+}
+
+/// A game's moves as one blob.
+pub fn encode_moves(moves: &[Move]) -> Vec<u8> {
+    // Sized first and filled in place: three bytes copied as such, with no test of the
+    // capacity and no call to copy them per move.
+    let mut out = vec![0; moves.len() * MOVE_BYTES];
+    for (bytes, &m) in out.chunks_exact_mut(MOVE_BYTES).zip(moves) {
+        bytes.copy_from_slice(&encode_move(m));
+    }
+    out
+}
+
+/// The moves of a blob written by [`encode_moves`]; `None` if it is not one.
+pub fn decode_moves(blob: &[u8]) -> Option<Vec<Move>> {
+    if !blob.len().is_multiple_of(MOVE_BYTES) {
+        return None;
+    }
+    blob.chunks_exact(MOVE_BYTES)
+        .map(|c| decode_move([c[0], c[1], c[2]]))
+        .collect()
+}
+
+/// A game's result, as stored in index entries and the `game.result` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GameResult {
+    WhiteWins,
+    Draw,
+    BlackWins,
+    /// `*`: unfinished or unknown.
+    Unknown,
+}
+
+impl GameResult {
+    pub fn parse(s: &str) -> Option<GameResult> {
+        match s {
+            "1-0" => Some(GameResult::WhiteWins),
+            "1/2-1/2" => Some(GameResult::Draw),
+            "0-1" => Some(GameResult::BlackWins),
+            "*" => Some(GameResult::Unknown),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::BlackWins => "0-1",
+            GameResult::Unknown => "*",
+        }
+    }
+
+    fn code(self) -> u8 {
+        self as u8
+    }
+
+    fn from_code(c: u8) -> GameResult {
+        match c & 3 {
+            0 => GameResult::WhiteWins,
+            1 => GameResult::Draw,
+            2 => GameResult::BlackWins,
+            _ => GameResult::Unknown,
+        }
+    }
+}
+
+/// One entry of the position index: a position (by hash) reached in a game at a ply, with the
+/// move played from it and what the explorer needs to know about the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting {
+    pub hash: u64,
+    pub game: u32,
+    pub ply: u16,
+    /// The move played from the position; `None` at the game's last position.
+    pub mv: Option<Move>,
+    pub result: GameResult,
+    /// Whether the game began at its variant's start position (ply 0 then needs no replay to
+    /// be verified).
+    pub standard_start: bool,
+    /// The game's length in plies.
+    pub plies: u16,
+}
+
+/// Bytes per index entry.
+pub const POSTING_BYTES: usize = 20;
+
+/// What every index entry of one game holds about the game, ready to encode.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GameFields {
+    game: [u8; 4],
+    flags: u8,
+    plies: [u8; 2],
+}
+
+impl GameFields {
+    pub(crate) fn new(game: u32, result: GameResult, standard_start: bool, plies: u16) -> Self {
+        GameFields {
+            game: game.to_le_bytes(),
+            flags: result.code() | u8::from(standard_start) << 2,
+            plies: plies.to_le_bytes(),
+        }
+    }
+
+    /// The entry of the game's position `hash` at `ply`, with the encoded move played from it
+    /// (see [`Posting::write`]).
+    #[inline]
+    pub(crate) fn entry(&self, hash: u64, ply: u16, mv: [u8; 3]) -> [u8; POSTING_BYTES] {
+        let mut b = [0u8; POSTING_BYTES];
+        b[0..8].copy_from_slice(&hash.to_le_bytes());
+        b[8..12].copy_from_slice(&self.game);
+        b[12..14].copy_from_slice(&ply.to_le_bytes());
+        b[14..17].copy_from_slice(&mv);
+        b[17] = self.flags;
+        b[18..20].copy_from_slice(&self.plies);
+        b
+    }
+}
+
+/// The encoded move `ply` of an encoded move list (see [`encode_moves`]), or the mark of no
+/// move after the last.
+#[inline]
+pub(crate) fn move_at(moves_blob: &[u8], ply: u16) -> [u8; MOVE_BYTES] {
+    let at = ply as usize * MOVE_BYTES;
+    match moves_blob.get(at..at + MOVE_BYTES) {
+        Some(&[a, b, c]) => [a, b, c],
+        _ => NO_MOVE,
+    }
+}
+
+impl Posting {
+    /// The sort key inside a segment.
+    #[inline]
+    pub fn key(&self) -> (u64, u32, u16) {
+        (self.hash, self.game, self.ply)
+    }
+
+    /// Layout (little-endian): hash u64, game u32, ply u16, move (3 bytes), flags u8 (result in
+    /// bits 0-1, standard start in bit 2), game length u16.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        let game = GameFields::new(self.game, self.result, self.standard_start, self.plies);
+        out.extend_from_slice(&game.entry(
+            self.hash,
+            self.ply,
+            self.mv.map_or(NO_MOVE, encode_move),
+        ));
+    }
+
+    /// Reads entry `i` of a segment blob.
+    pub fn read(blob: &[u8], i: usize) -> Option<Posting> {
+        let b = blob.get(i * POSTING_BYTES..(i + 1) * POSTING_BYTES)?;
+        let u16_at = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
+        Some(Posting {
+            hash: u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+            game: u32::from_le_bytes([b[8], b[9], b[10], b[11]]),
+            ply: u16_at(12),
+            mv: decode_move([b[14], b[15], b[16]]),
+            result: GameResult::from_code(b[17]),
+            standard_start: b[17] & 4 != 0,
+            plies: u16_at(18),
+        })
+    }
+
+    /// The hash of entry `i` of a segment blob (for binary search).
+    fn hash_at(blob: &[u8], i: usize) -> u64 {
+        blob.get(i * POSTING_BYTES..i * POSTING_BYTES + 8)
+            .map_or(u64::MAX, |b| {
+                u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+            })
+    }
+}
+
+/// Number of entries in a segment blob.
+pub fn posting_count(blob: &[u8]) -> usize {
+    blob.len() / POSTING_BYTES
+}
+
+/// The entries of a segment blob, in its order.
+pub fn postings(blob: &[u8]) -> impl Iterator<Item = Posting> + '_ {
+    (0..posting_count(blob)).filter_map(|i| Posting::read(blob, i))
+}
+
+/// The entries of a sorted segment blob whose hash is `hash`.
+pub fn postings_with_hash(blob: &[u8], hash: u64) -> impl Iterator<Item = Posting> + '_ {
+    let n = posting_count(blob);
+    // First entry with a hash not below `hash`.
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if Posting::hash_at(blob, mid) < hash {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo..n).map_while(move |i| Posting::read(blob, i).filter(|p| p.hash == hash))
+}
+
+/// A stable 64-bit hash of bytes (FNV-1a followed by the SplitMix64 finaliser). Stored in the
+/// database, so it must never change.
+pub struct ContentHasher(u64);
+
+impl Default for ContentHasher {
+    fn default() -> Self {
+        ContentHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl ContentHasher {
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// Writes a length-prefixed field, so that field boundaries are part of the hash.
+    pub fn field(&mut self, bytes: &[u8]) {
+        self.write(&(bytes.len() as u64).to_le_bytes());
+        self.write(bytes);
+    }
+
+    pub fn finish(&self) -> u64 {
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// A u64 hash as an SQLite INTEGER (the same 64 bits).
+#[inline]
+pub fn to_sql(h: u64) -> i64 {
+    h as i64
+}
+
+/// An SQLite INTEGER back to the u64 hash.
+#[inline]
+pub fn from_sql(h: i64) -> u64 {
+    h as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_round_trip() {
+        for kind in [
+            MoveKind::Normal,
+            MoveKind::Lift,
+            MoveKind::Relocation,
+            MoveKind::Swap,
+        ] {
+            for promotion in [None, Some(PieceKind(0)), Some(PieceKind(31))] {
+                let m = Move {
+                    from: Square(127),
+                    to: Square(3),
+                    kind,
+                    promotion,
+                };
+                assert_eq!(decode_move(encode_move(m)), Some(m));
+            }
+        }
+        assert_eq!(decode_moves(&[1, 2]), None);
+    }
+
+    #[test]
+    fn postings_round_trip_and_search() {
+        let mut blob = Vec::new();
+        let mut all = Vec::new();
+        for (i, hash) in [3u64, 5, 5, 5, 9, u64::MAX].into_iter().enumerate() {
+            let p = Posting {
+                hash,
+                game: i as u32 + 1,
+                ply: i as u16,
+                mv: if i % 2 == 0 {
+                    None
+                } else {
+                    Some(Move::normal(Square(1), Square(2)))
+                },
+                result: GameResult::Draw,
+                standard_start: i == 1,
+                plies: 400,
+            };
+            p.write(&mut blob);
+            all.push(p);
+        }
+        assert_eq!(blob.len(), 6 * POSTING_BYTES);
+        for (i, p) in all.iter().enumerate() {
+            assert_eq!(Posting::read(&blob, i).as_ref(), Some(p));
+        }
+        assert_eq!(postings_with_hash(&blob, 5).count(), 3);
+        assert_eq!(postings_with_hash(&blob, 4).count(), 0);
+        assert_eq!(postings_with_hash(&blob, u64::MAX).count(), 1);
+        assert_eq!(postings_with_hash(&blob[..7], 3).count(), 0);
+    }
+
+    #[test]
+    fn hashes_survive_sql() {
+        for h in [0, 1, u64::MAX, 1 << 63] {
+            assert_eq!(from_sql(to_sql(h)), h);
+        }
+    }
+}

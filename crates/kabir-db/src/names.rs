@@ -1,0 +1,187 @@
+//! Query values as people write them: results (`white`, `1-0`), dates, ways a game ended,
+//! special moves and promotion pieces. The command line and the web server read them with
+//! these functions, so both accept the same words.
+
+use kabir_rules::Variant;
+
+use super::query::Special;
+use super::record::GameEnd;
+
+/// A query value that is not one of the accepted words; the message says what is accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    #[error("expected 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished)")]
+    Result,
+    #[error("expected YYYY, YYYY.MM or YYYY.MM.DD")]
+    Date,
+    #[error("{date} is not a date: there is no month {month:02} (01 to 12)")]
+    Month { date: String, month: u32 },
+    #[error("{date} is not a date: month {month:02} of {year:04} has days 01 to {days}")]
+    Day {
+        date: String,
+        year: u32,
+        month: u32,
+        days: u32,
+    },
+    #[error("expected one of checkmate, stalemate, bare-king, citadel-draw, other")]
+    Termination,
+    #[error(
+        "expected one of swap, lift, relocation, promotion, arrival, adventitious-king, \
+         citadel-draw"
+    )]
+    Special,
+}
+
+/// A result as stored (`1-0`, `0-1`, `1/2-1/2`, `*`), from itself or `white`, `black`,
+/// `draw`, `unfinished` (any case).
+pub fn parse_result(text: &str) -> Result<&'static str, NameError> {
+    match text.to_ascii_lowercase().as_str() {
+        "1-0" | "white" => Ok("1-0"),
+        "0-1" | "black" => Ok("0-1"),
+        "1/2-1/2" | "draw" | "½-½" => Ok("1/2-1/2"),
+        "*" | "unfinished" => Ok("*"),
+        _ => Err(NameError::Result),
+    }
+}
+
+/// A date bound in the `Date` tag's form: `YYYY`, `YYYY.MM` or `YYYY.MM.DD`, with `-` or `/`
+/// accepted between the parts; a month or day must exist in the Gregorian calendar (leap
+/// years included).
+pub fn parse_date(text: &str) -> Result<String, NameError> {
+    let d = text.replace(['-', '/'], ".");
+    let parts: Vec<&str> = d.split('.').collect();
+    let ok = matches!(parts.len(), 1..=3)
+        && parts[0].len() == 4
+        && parts[1..].iter().all(|p| p.len() == 2)
+        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
+    if !ok {
+        return Err(NameError::Date);
+    }
+    let number = |i: usize| parts.get(i).and_then(|p| p.parse::<u32>().ok());
+    let year = number(0).unwrap_or(0);
+    if let Some(month) = number(1) {
+        if !(1..=12).contains(&month) {
+            return Err(NameError::Month { date: d, month });
+        }
+        if let Some(day) = number(2) {
+            let days = days_in_month(year, month);
+            if !(1..=days).contains(&day) {
+                return Err(NameError::Day {
+                    date: d,
+                    year,
+                    month,
+                    days,
+                });
+            }
+        }
+    }
+    Ok(d)
+}
+
+/// The number of days of a month (1 to 12) of a year in the Gregorian calendar.
+fn days_in_month(year: u32, month: u32) -> u32 {
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
+    match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// The names of the ways a game ends, as options and parameters write them.
+const TERMINATIONS: [(&str, GameEnd); 5] = [
+    ("checkmate", GameEnd::Checkmate),
+    ("stalemate", GameEnd::Stalemate),
+    ("bare-king", GameEnd::BareKing),
+    ("citadel-draw", GameEnd::CitadelDraw),
+    ("other", GameEnd::Other),
+];
+
+/// A way a game ended, by its name: `checkmate`, `stalemate`, `bare-king`, `citadel-draw` or
+/// `other`.
+pub fn parse_termination(text: &str) -> Result<GameEnd, NameError> {
+    TERMINATIONS
+        .iter()
+        .find(|(n, _)| *n == text)
+        .map(|&(_, e)| e)
+        .ok_or(NameError::Termination)
+}
+
+/// The name [`parse_termination`] reads.
+pub fn termination_name(end: GameEnd) -> &'static str {
+    TERMINATIONS
+        .iter()
+        .find(|(_, e)| *e == end)
+        .map_or("other", |(n, _)| n)
+}
+
+const SPECIALS: [(&str, Special); 7] = [
+    ("swap", Special::Swap),
+    ("lift", Special::Lift),
+    ("relocation", Special::Relocation),
+    ("promotion", Special::Promotion),
+    ("arrival", Special::Arrival),
+    ("adventitious-king", Special::AdventitiousKing),
+    ("citadel-draw", Special::CitadelEntry),
+];
+
+/// A special move by its name: `swap`, `lift`, `relocation`, `promotion`, `arrival` (of the
+/// pawn of pawns), `adventitious-king` or `citadel-draw` (a royal piece entering the enemy
+/// citadel).
+pub fn parse_special(text: &str) -> Result<Special, NameError> {
+    SPECIALS
+        .iter()
+        .find(|(n, _)| *n == text)
+        .map(|&(_, s)| s)
+        .ok_or(NameError::Special)
+}
+
+/// The name [`parse_special`] reads.
+pub fn special_name(special: Special) -> &'static str {
+    SPECIALS
+        .iter()
+        .find(|(_, s)| *s == special)
+        .map_or("swap", |(n, _)| n)
+}
+
+/// A promotion piece for [`GameFilter::promotion_to`](super::GameFilter): a piece kind's id
+/// (`vizir`) as given, or with a variant one of its letters (`V`, any case) turned into the
+/// kind's id.
+pub fn promotion_kind(variant: Option<&Variant>, text: &str) -> String {
+    let mut chars = text.chars();
+    match (variant, chars.next(), chars.next()) {
+        (Some(v), Some(c), None) => v
+            .kind_by_letter(c.to_ascii_uppercase())
+            .map_or_else(|| text.to_string(), |k| v.kind(k).id.clone()),
+        _ => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_their_values() {
+        assert_eq!(parse_result("White"), Ok("1-0"));
+        assert_eq!(parse_result("½-½"), Ok("1/2-1/2"));
+        assert_eq!(parse_result("won"), Err(NameError::Result));
+        assert_eq!(parse_date("1999-03"), Ok("1999.03".into()));
+        assert_eq!(parse_date("99.03"), Err(NameError::Date));
+        assert_eq!(parse_date("1999.3"), Err(NameError::Date));
+        for (name, end) in TERMINATIONS {
+            assert_eq!(parse_termination(name), Ok(end));
+            assert_eq!(termination_name(end), name);
+        }
+        for (name, s) in SPECIALS {
+            assert_eq!(parse_special(name), Ok(s));
+            assert_eq!(special_name(s), name);
+        }
+        assert!(parse_special("castle").is_err());
+        let t = kabir_rules::variants::builtin("tamerlane").unwrap();
+        assert_eq!(promotion_kind(Some(&t), "v"), "vizir");
+        assert_eq!(promotion_kind(Some(&t), "vizir"), "vizir");
+        assert_eq!(promotion_kind(None, "V"), "V");
+    }
+}

@@ -1,0 +1,667 @@
+//! Games ready to store, and what the importer derives from them by replaying their moves.
+
+use std::sync::Arc;
+
+use kabir_notation::game::RawGame;
+use kabir_notation::tags;
+use kabir_notation::replay::Replay;
+use kabir_rules::{Game, Move, MoveKind, Position, Status, Termination, Variant};
+
+use super::codec::{self, ContentHasher, GameResult};
+use super::summary::Facts;
+use super::tree::{GameTree, game_tree};
+
+/// A valid game ready to store.
+#[derive(Debug, Clone)]
+pub struct GameRecord {
+    pub variant: Arc<Variant>,
+    /// The start position (the variant's start or a position-string tag).
+    pub start: Position,
+    /// The main line; every move legal.
+    pub moves: Vec<Move>,
+    /// Tag pairs in canonical order.
+    pub tags: Vec<(String, String)>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+    /// The game's canonical text, for export.
+    pub pgn: String,
+    /// What replaying the moves gives, when the caller has replayed them already (see
+    /// [`Replayed`]; it must come from the game whose start and moves these are); `None` and
+    /// the importer replays them.
+    pub replayed: Option<Replayed>,
+}
+
+/// The hash of every position of a game and how it ended, taken from a [`Game`] that played
+/// the moves: right by construction, so the importer need not replay them again.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    hashes: Vec<u64>,
+    status: Status,
+}
+
+impl Replayed {
+    /// What `game` says about its positions.
+    pub fn of(game: &Game) -> Replayed {
+        Replayed {
+            hashes: game.hashes().collect(),
+            status: game.status(),
+        }
+    }
+}
+
+impl GameRecord {
+    /// The record of a replayed game, if it is valid: tags in canonical order, the canonical
+    /// text, and the positions the replay went through, so that the importer need not replay
+    /// the moves again. The replay is taken apart for it; an invalid game's replay is given
+    /// back.
+    pub fn from_replay(mut replay: Replay, raw: &RawGame) -> Result<GameRecord, Box<Replay>> {
+        let (Some(variant), Some(status)) = (replay.variant.clone(), replay.status()) else {
+            return Err(Box::new(replay));
+        };
+        if !replay.is_valid() {
+            return Err(Box::new(replay));
+        }
+        let tags = replay.canonical_tags(raw);
+        let pgn = replay.write_canonical_with(raw, &tags);
+        // `status` is `Some` only with a game.
+        let Some(game) = replay.game.take() else {
+            return Err(Box::new(replay));
+        };
+        let (start, moves, hashes) = game.into_parts();
+        Ok(GameRecord {
+            variant,
+            start,
+            moves,
+            tags,
+            result: Replay::claimed_result(raw),
+            pgn,
+            replayed: Some(Replayed { hashes, status }),
+        })
+    }
+
+    /// A record of a game played through the rules core, its positions taken from it.
+    pub fn from_game(
+        variant: Arc<Variant>,
+        game: &Game,
+        tags: Vec<(String, String)>,
+        result: String,
+        pgn: String,
+    ) -> GameRecord {
+        GameRecord {
+            variant,
+            start: game.start().clone(),
+            moves: game.moves().to_vec(),
+            tags,
+            result,
+            pgn,
+            replayed: Some(Replayed::of(game)),
+        }
+    }
+}
+
+/// How a stored game ended: by a rule of the game, or otherwise (resignation, agreement, time,
+/// unfinished).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GameEnd {
+    Checkmate,
+    Stalemate,
+    BareKing,
+    CitadelDraw,
+    Other,
+}
+
+impl GameEnd {
+    pub const ALL: [GameEnd; 5] = [
+        GameEnd::Checkmate,
+        GameEnd::Stalemate,
+        GameEnd::BareKing,
+        GameEnd::CitadelDraw,
+        GameEnd::Other,
+    ];
+
+    /// The name stored in the `game.termination` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameEnd::Checkmate => "checkmate",
+            GameEnd::Stalemate => "stalemate",
+            GameEnd::BareKing => "bare king",
+            GameEnd::CitadelDraw => "citadel draw",
+            GameEnd::Other => "other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<GameEnd> {
+        GameEnd::ALL.into_iter().find(|e| e.as_str() == s)
+    }
+
+    fn of(status: Status) -> GameEnd {
+        match status {
+            Status::Over { termination, .. } => match termination {
+                Termination::Checkmate => GameEnd::Checkmate,
+                Termination::Stalemate => GameEnd::Stalemate,
+                Termination::BareKing => GameEnd::BareKing,
+                Termination::Citadel => GameEnd::CitadelDraw,
+            },
+            Status::Ongoing => GameEnd::Other,
+        }
+    }
+}
+
+/// Counts of a game's special moves.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpecialMoves {
+    /// King swaps.
+    pub swaps: u64,
+    /// Lifts of the waiting pawn of pawns.
+    pub lifts: u64,
+    /// Relocations of the pawn of pawns after its second arrival.
+    pub relocations: u64,
+    /// Promotions (the pawn of pawns' arrivals and adventitious kings not included).
+    pub promotions: u64,
+    /// Arrivals of the pawn of pawns on its last rank that leave it a pawn of pawns.
+    pub arrivals: u64,
+    /// Adventitious kings made (the pawn of pawns' third arrival).
+    pub adventitious_kings: u64,
+    /// Royal pieces that entered the enemy citadel (the game ends then, so 0 or 1).
+    pub citadel_entries: u64,
+    /// Promotions by resulting piece kind id, in kind order.
+    pub promotions_by_kind: Vec<(String, u64)>,
+}
+
+impl SpecialMoves {
+    /// Each kind of special move the game has, in words with its count ("2 king swaps",
+    /// "1 citadel draw"), in a fixed order; promotions by kind not included.
+    pub fn phrases(&self) -> Vec<String> {
+        special_phrases(self.counts())
+    }
+
+    /// The counts in a fixed order: swaps, lifts, relocations, promotions, arrivals,
+    /// adventitious kings, citadel entries.
+    pub fn counts(&self) -> [u64; 7] {
+        [
+            self.swaps,
+            self.lifts,
+            self.relocations,
+            self.promotions,
+            self.arrivals,
+            self.adventitious_kings,
+            self.citadel_entries,
+        ]
+    }
+}
+
+/// The words of [`SpecialMoves::phrases`], for counts in its order.
+pub(crate) fn special_phrases(counts: [u64; 7]) -> Vec<String> {
+    const WHAT: [&str; 7] = [
+        "king swap",
+        "lift",
+        "relocation",
+        "promotion",
+        "pawn of pawns arrival",
+        "adventitious king",
+        "citadel draw",
+    ];
+    counts
+        .iter()
+        .zip(WHAT)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, what)| format!("{n} {what}{}", if *n == 1 { "" } else { "s" }))
+        .collect()
+}
+
+/// Why a record was not stored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("the start position belongs to variant {found:?}, not {expected:?}")]
+    VariantMismatch { expected: String, found: String },
+    #[error("result {0:?} is not one of 1-0, 0-1, 1/2-1/2, *")]
+    BadResult(String),
+    #[error("move {ply} is not well-formed in its position")]
+    MalformedMove { ply: usize },
+    #[error("{0} plies; at most 65535 can be stored")]
+    TooLong(usize),
+}
+
+/// What the importer stores for one game, derived by replaying it.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    pub variant: Arc<Variant>,
+    pub start_fen: String,
+    pub standard_start: bool,
+    pub moves_blob: Vec<u8>,
+    /// The hash of (variant id, start position string, moves): games with the same moves
+    /// share it (the move key).
+    pub content: u64,
+    /// The hash of the content, the result and the roster tags (the record key; see
+    /// [`record_hash`]): the same game record shares it.
+    pub record: u64,
+    /// Where each of the [`ROSTER`] tags is in `tags`, if there.
+    pub roster: [Option<usize>; 6],
+    pub result: GameResult,
+    pub end: GameEnd,
+    pub plies: u16,
+    pub special: SpecialMoves,
+    /// The hash of every position: before each ply, and the final one.
+    pub hashes: Vec<u64>,
+    /// What the opening tree takes from the game.
+    pub tree: GameTree,
+    pub tags: Vec<(String, String)>,
+    pub pgn: String,
+}
+
+/// Whether a move can be played by `play_unchecked` without reading outside the board or the
+/// piece kinds: squares on the board, a piece of the side to move on the from-square, a known
+/// promotion kind. (Legality is the caller's promise; this only keeps bad input harmless.)
+pub(crate) fn well_formed(pos: &Position, m: Move) -> bool {
+    let variant = pos.variant();
+    let n = variant.geometry().len();
+    if m.from.index() >= n || m.to.index() >= n || m.from == m.to {
+        return false;
+    }
+    if m.promotion
+        .is_some_and(|k| k.index() >= variant.kinds().len())
+    {
+        return false;
+    }
+    pos.piece_at(m.from).is_some_and(|p| p.color == pos.turn())
+}
+
+impl GameRecord {
+    /// The checks the importer makes before storing a record that do not need its moves
+    /// replayed: the variant, the result and the length. A caller can use it to report a game
+    /// it cannot store, with its place in the input, before handing the record over.
+    pub fn check(&self) -> Result<(), RecordError> {
+        check(&self.variant, &self.start, &self.result, self.moves.len())
+    }
+}
+
+fn check(
+    variant: &Variant,
+    start: &Position,
+    result: &str,
+    plies: usize,
+) -> Result<(), RecordError> {
+    if start.variant().id() != variant.id() {
+        return Err(RecordError::VariantMismatch {
+            expected: variant.id().to_string(),
+            found: start.variant().id().to_string(),
+        });
+    }
+    if GameResult::parse(result).is_none() {
+        return Err(RecordError::BadResult(result.to_string()));
+    }
+    u16::try_from(plies).map_err(|_| RecordError::TooLong(plies))?;
+    Ok(())
+}
+
+/// Replays a record and derives everything stored about it. `standard` is the variant's start
+/// position, its position string and its check key (see `tree::check_key`), if the caller has
+/// them at hand.
+pub(crate) fn derive(
+    record: GameRecord,
+    standard: Option<&(Position, String, u64)>,
+) -> Result<Derived, RecordError> {
+    let GameRecord {
+        variant,
+        start,
+        moves,
+        tags,
+        result,
+        pgn,
+        replayed,
+    } = record;
+    check(&variant, &start, &result, moves.len())?;
+    // The start position's own variant from here on: its piece kinds are the ones the moves
+    // refer to.
+    let variant = start.variant().clone();
+    let result = GameResult::parse(&result).ok_or(RecordError::BadResult(result))?;
+    let plies = u16::try_from(moves.len()).map_err(|_| RecordError::TooLong(moves.len()))?;
+    let (standard_start, start_fen) = match standard {
+        Some((p, fen, _)) if p.variant().id() == variant.id() => {
+            let standard = start == *p;
+            // Equal positions may differ in their move counters, which the string holds.
+            let same_text = standard
+                && start.halfmove_clock() == p.halfmove_clock()
+                && start.fullmove_number() == p.fullmove_number();
+            (
+                standard,
+                if same_text {
+                    fen.clone()
+                } else {
+                    start.to_fen()
+                },
+            )
+        }
+        _ => (start == Position::start(&variant), start.to_fen()),
+    };
+    // Positions are replayed only when the record does not bring them.
+    let start_hash = start.hash();
+    let (hashes, status) = match replayed {
+        Some(r) if r.hashes.len() == moves.len() + 1 && r.hashes.first() == Some(&start_hash) => {
+            (r.hashes, r.status)
+        }
+        _ => play_through(start.clone(), &moves)?,
+    };
+    let pp = variant.rules().pawn_of_pawns.as_ref();
+    let mut special = SpecialMoves::default();
+    let mut by_kind = vec![0u64; variant.kinds().len()];
+    for &m in &moves {
+        match m.kind {
+            MoveKind::Swap => special.swaps += 1,
+            MoveKind::Lift => special.lifts += 1,
+            MoveKind::Relocation => special.relocations += 1,
+            MoveKind::Normal => {}
+        }
+        if let Some(k) = m.promotion {
+            let info = variant.kind(k);
+            match pp {
+                Some(pp) if info.base == pp.states[0] => special.arrivals += 1,
+                Some(pp) if k == pp.third_arrival => special.adventitious_kings += 1,
+                _ => {
+                    special.promotions += 1;
+                    if let Some(c) = by_kind.get_mut(k.index()) {
+                        *c += 1;
+                    }
+                }
+            }
+        }
+    }
+    let end = GameEnd::of(status);
+    if end == GameEnd::CitadelDraw {
+        special.citadel_entries = 1;
+    }
+    special.promotions_by_kind = by_kind
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(k, &c)| (variant.kinds()[k].id.clone(), c))
+        .collect();
+    let start_key = match standard {
+        Some((p, _, key)) if standard_start && p.variant().id() == variant.id() => Some(*key),
+        _ => None,
+    };
+    let tree = game_tree(&start, start_key, &moves, &hashes);
+    let moves_blob = codec::encode_moves(&moves);
+    let content = content_hash(variant.id(), &start_fen, &moves_blob);
+    let roster = ROSTER.map(|name| tags.iter().position(|(k, _)| k.eq_ignore_ascii_case(name)));
+    let record = record_hash(
+        content,
+        result.as_str(),
+        roster.map(|i| i.and_then(|i| tags.get(i)).map(|(_, v)| v.as_str())),
+    );
+    Ok(Derived {
+        variant,
+        start_fen,
+        standard_start,
+        moves_blob,
+        content,
+        record,
+        roster,
+        result,
+        end,
+        plies,
+        special,
+        hashes,
+        tree,
+        tags,
+        pgn,
+    })
+}
+
+/// Plays a record's moves from its start: the hash of every position and the status at the
+/// end. Checks each move is well formed, so that a bad record is refused, never a panic.
+fn play_through(mut pos: Position, moves: &[Move]) -> Result<(Vec<u64>, Status), RecordError> {
+    let mut hashes = Vec::with_capacity(moves.len() + 1);
+    for (ply, &m) in moves.iter().enumerate() {
+        if !well_formed(&pos, m) {
+            return Err(RecordError::MalformedMove { ply: ply + 1 });
+        }
+        hashes.push(pos.hash());
+        pos.play_unchecked(m);
+    }
+    hashes.push(pos.hash());
+    Ok((hashes, pos.status()))
+}
+
+impl Derived {
+    /// What the statistics summaries take from the game, stored as `variant`.
+    pub fn facts(&self, variant: i64) -> Facts<'_> {
+        let s = &self.special;
+        Facts {
+            variant,
+            result: self.result.as_str(),
+            end: self.end,
+            plies: u32::from(self.plies),
+            date: self.roster_values()[2],
+            special: s.counts(),
+            promotions: &s.promotions_by_kind,
+            standard_start: self.standard_start,
+            moves_blob: &self.moves_blob,
+        }
+    }
+
+    /// The White, Black, Event and Site values, for the name index.
+    pub fn names(&self) -> [Option<&str>; 4] {
+        let r = self.roster_values();
+        [r[4], r[5], r[0], r[1]]
+    }
+
+    /// The values of the [`ROSTER`] tags, as stored in their `game` columns.
+    pub fn roster_values(&self) -> [Option<&str>; 6] {
+        self.roster
+            .map(|i| i.and_then(|i| self.tags.get(i)).map(|(_, v)| v.as_str()))
+    }
+}
+
+/// The move key: a stable hash of the variant id, the start position string and the moves
+/// (nothing else). Stored in `game.content`.
+pub(crate) fn content_hash(variant: &str, start_fen: &str, moves_blob: &[u8]) -> u64 {
+    let mut h = ContentHasher::default();
+    h.field(variant.as_bytes());
+    h.field(start_fen.as_bytes());
+    h.field(moves_blob);
+    h.finish()
+}
+
+/// The Seven Tag Roster's tags other than `Result` (which the record has as its result), in
+/// the order of the `game` columns that store them (`event`, `site`, `date`, `round`,
+/// `white`, `black`).
+pub(crate) const ROSTER: [&str; 6] = [
+    tags::EVENT,
+    tags::SITE,
+    tags::DATE,
+    tags::ROUND,
+    tags::WHITE,
+    tags::BLACK,
+];
+
+/// A roster tag's value for comparing records: an absent tag counts as the value that stands
+/// for "unknown" (`?`, or `????.??.??` for the date), which is what the tag says when a game
+/// is written out and read back.
+pub(crate) fn roster_value(i: usize, value: Option<&str>) -> &str {
+    match value {
+        Some(v) => v,
+        None if ROSTER.get(i) == Some(&tags::DATE) => "????.??.??",
+        None => "?",
+    }
+}
+
+/// The record key: a stable hash of what makes a game record itself: its move key
+/// ([`content_hash`], which covers the variant id, the start position string and the moves),
+/// the result and the values of the [`ROSTER`] tags (comments and other tags are not part of
+/// it). Stored in `game.record`; computed from a `game` row's own columns by the migration to
+/// schema version 2, so it must only ever be computed from values that the row stores.
+pub(crate) fn record_hash(content: u64, result: &str, roster: [Option<&str>; 6]) -> u64 {
+    let mut h = ContentHasher::default();
+    h.field(&content.to_le_bytes());
+    h.field(result.as_bytes());
+    for (i, value) in roster.into_iter().enumerate() {
+        h.field(roster_value(i, value).as_bytes());
+    }
+    h.finish()
+}
+
+/// Whether two records' results and roster values are the same (their keys being equal).
+pub(crate) fn same_record_fields(
+    result: &str,
+    roster: [Option<&str>; 6],
+    other_result: &str,
+    other_roster: [Option<&str>; 6],
+) -> bool {
+    result == other_result
+        && (0..ROSTER.len()).all(|i| roster_value(i, roster[i]) == roster_value(i, other_roster[i]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kabir_rules::generate::{Options, random_game};
+
+    #[test]
+    fn derivation_matches_the_game() {
+        let v = kabir_rules::variants::builtin("tamerlane").unwrap();
+        for i in 0..12 {
+            let game = random_game(&v, 3, i, &Options::default());
+            let record = GameRecord {
+                variant: v.clone(),
+                start: game.start().clone(),
+                moves: game.moves().to_vec(),
+                tags: Vec::new(),
+                result: game.status().outcome().map_or("*", |o| o.as_pgn()).into(),
+                pgn: String::new(),
+                replayed: None,
+            };
+            // The record's own positions, or the game's: the same.
+            let given = derive(
+                GameRecord {
+                    replayed: Some(Replayed::of(&game)),
+                    ..record.clone()
+                },
+                None,
+            )
+            .unwrap();
+            let d = derive(record, None).unwrap();
+            assert_eq!(given.hashes, d.hashes);
+            assert_eq!(given.end, d.end);
+            assert_eq!(given.special, d.special);
+            assert_eq!(d.hashes, game.hashes().collect::<Vec<_>>());
+            assert!(d.standard_start);
+            assert_eq!(d.plies as usize, game.moves().len());
+            let count = |k: MoveKind| game.moves().iter().filter(|m| m.kind == k).count() as u64;
+            assert_eq!(d.special.swaps, count(MoveKind::Swap));
+            assert_eq!(d.special.lifts, count(MoveKind::Lift));
+            assert_eq!(d.special.relocations, count(MoveKind::Relocation));
+            let promoted = game
+                .moves()
+                .iter()
+                .filter(|m| m.promotion.is_some())
+                .count() as u64;
+            let s = &d.special;
+            assert_eq!(s.promotions + s.arrivals + s.adventitious_kings, promoted);
+            let by_kind: u64 = s.promotions_by_kind.iter().map(|(_, n)| n).sum();
+            assert_eq!(by_kind, s.promotions);
+            assert_eq!(codec::decode_moves(&d.moves_blob).unwrap(), game.moves());
+            let end = GameEnd::of(game.position().status());
+            assert_eq!(d.end, end);
+        }
+    }
+
+    #[test]
+    fn content_hash_separates_fields() {
+        assert_ne!(content_hash("ab", "c", &[]), content_hash("a", "bc", &[]));
+        assert_eq!(content_hash("a", "b", &[1]), content_hash("a", "b", &[1]));
+    }
+
+    /// The move key of every game of a database made by the first release with schema
+    /// version 1 is what `content_hash` computes today: the hash never changed.
+    #[test]
+    fn content_hash_is_the_one_version_1_stored() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/db/v1.db");
+        let conn =
+            rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT v.name, g.start_fen, g.moves, g.content FROM game g
+                 JOIN variant v ON v.id = g.variant",
+            )
+            .unwrap();
+        let rows: Vec<(String, String, Vec<u8>, i64)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows.len(), 21);
+        for (variant, fen, moves, content) in rows {
+            assert_eq!(
+                content_hash(&variant, &fen, &moves),
+                codec::from_sql(content),
+                "{variant} {fen}"
+            );
+        }
+    }
+
+    /// The record key is stored in databases: these values must never change (a change
+    /// needs a migration that computes the keys again).
+    #[test]
+    fn record_hash_is_stable() {
+        let moves = [12, 20, 0, 52, 44, 0];
+        let fen = "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - 0 1";
+        let roster = [
+            Some("Club match"),
+            Some("Basra"),
+            None,
+            Some("1"),
+            Some("Ali"),
+            Some("Omar"),
+        ];
+        let content = content_hash("shatranj", fen, &moves);
+        assert_eq!(record_hash(content, "1-0", roster), 0xc908_8dcf_8a8a_c973);
+        assert_eq!(record_hash(0, "*", [None; 6]), 0x3c3a_8fed_54b0_0f0d);
+    }
+
+    #[test]
+    fn record_hash_covers_result_and_roster_and_fills_absent_tags() {
+        let content = content_hash("v", "8/8/8/8/8/8/8/8 w - - 0 1", &[1, 2, 3]);
+        let roster = [
+            Some("E"),
+            Some("S"),
+            Some("D"),
+            Some("R"),
+            Some("W"),
+            Some("B"),
+        ];
+        let base = record_hash(content, "1-0", roster);
+        assert_ne!(base, record_hash(content + 1, "1-0", roster));
+        assert_ne!(base, record_hash(content, "0-1", roster));
+        for i in 0..6 {
+            let mut other = roster;
+            other[i] = Some("X");
+            assert_ne!(base, record_hash(content, "1-0", other), "{i}");
+            assert!(!same_record_fields("1-0", roster, "1-0", other));
+        }
+        // Two values that run together differently are told apart.
+        let mut shifted = roster;
+        shifted[0] = Some("ES");
+        shifted[1] = Some("");
+        assert_ne!(base, record_hash(content, "1-0", shifted));
+        // An absent tag is its "unknown" value.
+        let unknown = [
+            Some("?"),
+            Some("?"),
+            Some("????.??.??"),
+            Some("?"),
+            Some("?"),
+            Some("?"),
+        ];
+        assert_eq!(
+            record_hash(content, "*", [None; 6]),
+            record_hash(content, "*", unknown)
+        );
+        assert!(same_record_fields("*", [None; 6], "*", unknown));
+        assert_ne!(
+            record_hash(content, "*", [None; 6]),
+            record_hash(content, "*", [Some("?"); 6])
+        );
+    }
+}

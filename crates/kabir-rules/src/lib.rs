@@ -1,0 +1,40 @@
+//! The rules core: variants, positions, legal moves, game end, hashing and perft.
+//!
+//! No I/O, no game-record parsing and no database types live here. A variant is data
+//! ([`VariantDef`]) compiled into a [`Variant`]; positions are read from position strings
+//! ([`Position::from_fen`]); [`Position::legal_moves`] gives every legal move, special moves
+//! included; [`Game`] keeps the history that repetition rules need.
+
+pub mod check_key;
+mod color;
+pub mod generate;
+pub mod limits;
+pub mod variants;
+mod definition;
+pub mod fen;
+mod game;
+mod geometry;
+mod movegen;
+mod movement;
+mod perft;
+mod position;
+mod square;
+mod status;
+mod uci;
+mod variant;
+mod zobrist;
+
+pub use color::{ByColor, Color};
+pub use definition::*;
+pub use fen::FenError;
+#[doc(hidden)]
+pub use game::{FastMove, Takeback};
+pub use game::{Game, IllegalMove};
+pub use geometry::{Citadel, Geometry, MAX_SQUARES};
+pub use perft::{divide, perft};
+pub use position::{Move, MoveKind, Position, Undo};
+pub use square::{Bitboard, Square};
+pub use status::{Outcome, Status, Termination};
+pub use variant::{
+    KindInfo, MAX_KINDS, PawnOfPawns, Piece, PieceKind, Rules, Variant, VariantError,
+};

@@ -1,0 +1,306 @@
+//! The built-in variant definitions and loading of user definition files.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use crate::{Variant, VariantDef};
+
+/// A built-in definition: its id and its TOML text.
+const BUILTIN: &[(&str, &str)] = &[
+    ("shatranj", include_str!("defs/shatranj.toml")),
+    (
+        "knavish-shatranj",
+        include_str!("defs/knavish-shatranj.toml"),
+    ),
+    ("tamerlane", include_str!("defs/tamerlane.toml")),
+    (
+        "grand-shatranj-nw",
+        include_str!("defs/grand-shatranj-nw.toml"),
+    ),
+    (
+        "tamerlane-greenwood-1",
+        include_str!("defs/tamerlane-greenwood-1.toml"),
+    ),
+    (
+        "tamerlane-greenwood-2",
+        include_str!("defs/tamerlane-greenwood-2.toml"),
+    ),
+    (
+        "tamerlane-greenwood-3",
+        include_str!("defs/tamerlane-greenwood-3.toml"),
+    ),
+    (
+        "tamerlane-greenwood-4",
+        include_str!("defs/tamerlane-greenwood-4.toml"),
+    ),
+    (
+        "tamerlane-greenwood-5",
+        include_str!("defs/tamerlane-greenwood-5.toml"),
+    ),
+];
+
+/// Why a variant could not be found or loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("unknown variant {name:?}; known variants: {}", known.join(", "))]
+    Unknown { name: String, known: Vec<String> },
+    #[error("cannot read variant file {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("variant file {path}: {message}")]
+    Syntax { path: String, message: String },
+    #[error("variant file {path}: {source}")]
+    Invalid {
+        path: String,
+        source: crate::VariantError,
+    },
+}
+
+/// Reads a definition from TOML text; `origin` names it in errors.
+pub fn parse_definition(text: &str, origin: &str) -> Result<VariantDef, LoadError> {
+    toml::from_str(text).map_err(|e| LoadError::Syntax {
+        path: origin.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// Builds a variant from TOML text.
+pub fn from_toml(text: &str, origin: &str) -> Result<Arc<Variant>, LoadError> {
+    let def = parse_definition(text, origin)?;
+    Variant::new(def)
+        .map(Arc::new)
+        .map_err(|source| LoadError::Invalid {
+            path: origin.to_string(),
+            source,
+        })
+}
+
+/// Loads a user's variant definition file.
+pub fn load_file(path: &Path) -> Result<Arc<Variant>, LoadError> {
+    let io = |source| LoadError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let bytes = crate::limits::read_whole(path, crate::limits::VARIANT_DEFINITION).map_err(io)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the file is not UTF-8 text (at byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        ))
+    })?;
+    from_toml(&text, &path.display().to_string())
+}
+
+/// The ids of the built-in variants.
+pub fn builtin_ids() -> Vec<String> {
+    BUILTIN.iter().map(|(id, _)| id.to_string()).collect()
+}
+
+/// The built-in variants' definitions as written, without building their move tables:
+/// enough to list their names, descriptions and start positions at no cost.
+pub fn builtin_definitions() -> Vec<VariantDef> {
+    BUILTIN
+        .iter()
+        .filter_map(|(id, text)| parse_definition(text, id).ok())
+        .collect()
+}
+
+/// All built-in variants.
+pub fn builtins() -> Vec<Arc<Variant>> {
+    BUILTIN
+        .iter()
+        .filter_map(|(id, text)| from_toml(text, &format!("built-in {id}")).ok())
+        .collect()
+}
+
+/// Folds a name for matching: lowercase, without spaces, hyphens, underscores or apostrophes.
+fn fold(name: &str) -> String {
+    folded(name).collect()
+}
+
+/// The characters of `name` folded (see [`fold`]).
+fn folded(name: &str) -> impl Iterator<Item = char> + '_ {
+    name.chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_' | '\'' | '\u{2019}'))
+        .flat_map(char::to_lowercase)
+}
+
+/// Whether `name` folds to `folded_name` (`fold(name) == folded_name`).
+fn folds_to(name: &str, folded_name: &str) -> bool {
+    folded(name).eq(folded_name.chars())
+}
+
+/// A built-in variant by id, display name or alias (case-insensitive, ignoring spaces,
+/// hyphens and underscores), as [`Registry::find`] matches them.
+pub fn builtin(name: &str) -> Result<Arc<Variant>, LoadError> {
+    let registry = Registry::builtin();
+    registry
+        .find(name)
+        .cloned()
+        .ok_or_else(|| LoadError::Unknown {
+            name: name.to_string(),
+            known: registry.ids(),
+        })
+}
+
+/// The variants a run knows: the built-ins and any loaded from files, with an optional default
+/// for games that name none. Built once; lookups are cheap. A built-in variant is compiled the
+/// first time it is looked up, so a run pays only for the variants it uses.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    variants: Vec<Arc<Entry>>,
+    default: Option<Arc<Variant>>,
+}
+
+/// One variant of a registry: its names, and the variant once compiled.
+#[derive(Debug)]
+struct Entry {
+    id: String,
+    /// The id, folded.
+    folded_id: String,
+    /// The id, display name and aliases, folded for matching; a built-in's are read from its
+    /// definition when first needed.
+    names: OnceLock<Vec<String>>,
+    /// The definition text of a built-in variant not compiled yet.
+    text: Option<&'static str>,
+    compiled: OnceLock<Option<Arc<Variant>>>,
+}
+
+impl Entry {
+    fn new(id: &str, name: &str, aliases: &[String]) -> Entry {
+        let mut names = vec![fold(id), fold(name)];
+        names.extend(aliases.iter().map(|a| fold(a)));
+        Entry {
+            id: id.to_string(),
+            folded_id: fold(id),
+            names: OnceLock::from(names),
+            text: None,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn builtin(id: &str, text: &'static str) -> Entry {
+        Entry {
+            id: id.to_string(),
+            folded_id: fold(id),
+            names: OnceLock::new(),
+            text: Some(text),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn names(&self) -> &[String] {
+        self.names.get_or_init(|| {
+            let mut names = vec![fold(&self.id)];
+            if let Some(def) = self.text.and_then(|t| parse_definition(t, &self.id).ok()) {
+                names.push(fold(&def.name));
+                names.extend(def.aliases.iter().map(|a| fold(a)));
+            }
+            names
+        })
+    }
+
+    fn variant(&self) -> Option<&Arc<Variant>> {
+        self.compiled
+            .get_or_init(|| {
+                let text = self.text?;
+                from_toml(text, &format!("built-in {}", self.id)).ok()
+            })
+            .as_ref()
+    }
+}
+
+impl Registry {
+    /// The built-in variants. The process keeps one set of them: every registry and every
+    /// [`builtin`] look-up shares it, so each definition is parsed once and each variant
+    /// compiled once per process, however many times a command asks (compiling Tamerlane
+    /// takes milliseconds, the larger part of a database query's fixed cost).
+    pub fn builtin() -> Registry {
+        static SHARED: OnceLock<Registry> = OnceLock::new();
+        SHARED.get_or_init(Registry::parse_builtin).clone()
+    }
+
+    /// The built-ins, unparsed: a definition is read when a look-up first needs its names
+    /// (the entries before the one asked for by id) or its variant.
+    fn parse_builtin() -> Registry {
+        let variants = BUILTIN
+            .iter()
+            .map(|(id, text)| Arc::new(Entry::builtin(id, text)))
+            .collect();
+        Registry {
+            variants,
+            default: None,
+        }
+    }
+
+    /// Adds a variant (a user's file); it takes precedence over a built-in of the same name.
+    pub fn add(&mut self, variant: Arc<Variant>) {
+        let entry = Entry::new(variant.id(), variant.name(), variant.aliases());
+        let _ = entry.compiled.set(Some(variant));
+        self.variants.insert(0, Arc::new(entry));
+    }
+
+    /// Sets the variant for games without a `Variant` tag.
+    pub fn set_default(&mut self, variant: Option<Arc<Variant>>) {
+        self.default = variant;
+    }
+
+    pub fn default_variant(&self) -> Option<&Arc<Variant>> {
+        self.default.as_ref()
+    }
+
+    /// A variant by id, display name or alias (case, spaces, hyphens and underscores ignored).
+    pub fn find(&self, name: &str) -> Option<&Arc<Variant>> {
+        // The id is among the names: matched first, it spares reading the definition. Every
+        // game read is looked up by its `Variant` tag, so nothing is allocated for it.
+        self.variants
+            .iter()
+            .find(|e| folds_to(name, &e.folded_id) || e.names().iter().any(|n| folds_to(name, n)))
+            .and_then(|e| e.variant())
+    }
+
+    /// The ids of the known variants.
+    pub fn ids(&self) -> Vec<String> {
+        self.variants.iter().map(|e| e.id.clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_compiles() {
+        for (id, text) in BUILTIN {
+            let v = from_toml(text, id).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(v.id(), *id);
+        }
+    }
+
+    #[test]
+    fn definitions_match_the_compiled_variants() {
+        let defs = builtin_definitions();
+        let compiled = builtins();
+        assert_eq!(defs.len(), BUILTIN.len());
+        for (d, v) in defs.iter().zip(&compiled) {
+            assert_eq!(&d.id, v.id());
+            assert_eq!(d.description, v.description());
+            assert_eq!(d.start, v.start_fen());
+        }
+    }
+
+    #[test]
+    fn names_and_aliases_resolve() {
+        assert_eq!(builtin("Shatranj").unwrap().id(), "shatranj");
+        assert_eq!(builtin("Tamerlane Chess").unwrap().id(), "tamerlane");
+        assert_eq!(builtin("shatranj_al-kabir").unwrap().id(), "tamerlane");
+        assert_eq!(builtin("KnavishShatranj").unwrap().id(), "knavish-shatranj");
+        let e = builtin("chess").unwrap_err().to_string();
+        assert!(e.contains("shatranj") && e.contains("tamerlane"), "{e}");
+    }
+}
