@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use kabir::db::{Database, GroupBy, ReportQuery};
-use kabir::diagram::chart::stats_svg;
+use kabir::diagram::chart::{ChartData, stats_svg};
 use kabir::variants::Registry;
 
 mod cli_common;
@@ -60,7 +60,7 @@ fn the_chart_of_the_library_report_draws_its_numbers() {
     let by_variant = report(GroupBy::Variant);
     let by_year = report(GroupBy::Year);
     assert!(by_variant.games > 0);
-    let svg = stats_svg(&by_variant.chart_data(&by_year.groups));
+    let svg = stats_svg(&ChartData::from_report(&by_variant, &by_year.groups));
 
     // Results of each variant, and of all games: the variants' sum.
     let results = panel(&svg, "results");

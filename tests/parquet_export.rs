@@ -63,8 +63,8 @@ mod with_parquet {
 
     use std::collections::BTreeMap;
 
-    use arrow_array::{Array, Int64Array, StringArray};
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use kabir::columnar::arrow_array::{Array, Int64Array, StringArray};
+    use kabir::columnar::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
     /// A column of a table file, as i64 or strings.
     fn column<T: Clone>(path: &Path, name: &str, get: impl Fn(&dyn Array, usize) -> T) -> Vec<T> {
@@ -333,7 +333,7 @@ mod with_parquet {
         }
         let plies_col = column(&games, "plies", |a, i| {
             a.as_any()
-                .downcast_ref::<arrow_array::Int32Array>()
+                .downcast_ref::<kabir::columnar::arrow_array::Int32Array>()
                 .unwrap()
                 .value(i) as i64
         });

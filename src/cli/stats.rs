@@ -355,7 +355,9 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<bool> {
             };
             db.report(&by_year, &registry)?.groups
         };
-        let chart = kabir::diagram::chart::stats_svg(&report.chart_data(&years));
+        let chart = kabir::diagram::chart::stats_svg(
+            &kabir::diagram::chart::ChartData::from_report(&report, &years),
+        );
         super::diagram::save_picture(&chart, path, 1.0)?;
     }
     if empty && args.format != Format::Table {

@@ -25,6 +25,10 @@ use parquet::schema::types::ColumnPath;
 
 use kabir_db::ExportedGame;
 
+/// The Arrow and Parquet crates at the versions the tables are written with, to read them
+/// back in Rust.
+pub use {arrow_array, parquet};
+
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ColumnarError {

@@ -11,8 +11,8 @@ use serde::ser::{SerializeMap, SerializeSeq};
 
 use kabir_notation::reader::Reader;
 use kabir_notation::tree::{self, Line};
-use kabir_rules::{Move, MoveKind, Position, Status, Termination};
 use kabir_rules::variants::Registry;
+use kabir_rules::{Move, MoveKind, Position, Status, Termination};
 
 use super::names::special_name;
 use super::query::{Explorer, ExplorerMove, ExplorerTree, GameId, Special, StoredGame, Truncation};

@@ -374,8 +374,20 @@ impl Database {
         &self.conn
     }
 
-    /// The error for an SQLite error that this connection's last call returned.
-    pub(crate) fn err(&self, e: rusqlite::Error) -> DbError {
+    /// Calls `stop` every `steps` virtual-machine steps of a statement and interrupts the
+    /// statement when it returns true: how a server bounds the time of one query.
+    pub fn interrupt_when<F>(&mut self, steps: i32, stop: F) -> Result<(), DbError>
+    where
+        F: FnMut() -> bool + Send + 'static,
+    {
+        self.conn
+            .progress_handler(steps, Some(stop))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The typed error for an SQLite error that the last call on this connection returned,
+    /// also for calls made through [`connection`](Self::connection).
+    pub fn err(&self, e: rusqlite::Error) -> DbError {
         DbError::from_sqlite(&self.path, e, self.busy_ms, self.os_error())
     }
 

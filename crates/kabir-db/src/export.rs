@@ -8,8 +8,8 @@
 use kabir_notation::game::TokenKind;
 use kabir_notation::reader::{Reader, ReaderOptions};
 use kabir_notation::{check_mark, san_into};
-use kabir_rules::{Move, Position};
 use kabir_rules::variants::Registry;
+use kabir_rules::{Move, Position};
 
 use super::answer::GameAnswerError;
 use super::query::StoredGame;

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use kabir_notation::game::RawGame;
 use kabir_notation::reader::ReadError;
-use kabir_notation::replay::parallel::{ReplayOptions, replay_games};
 use kabir_notation::replay::Replay;
+use kabir_notation::replay::parallel::{ReplayOptions, replay_games};
 use kabir_rules::variants::Registry;
 
 use super::error::DbError;

@@ -219,7 +219,10 @@ impl StoredGame {
 
     /// The start position. A variant known here whose stored start does not read is a
     /// damaged row, not an unknown variant.
-    fn start(&self, variants: &kabir_rules::variants::Registry) -> Result<Position, GameAnswerError> {
+    fn start(
+        &self,
+        variants: &kabir_rules::variants::Registry,
+    ) -> Result<Position, GameAnswerError> {
         let variant =
             variants
                 .find(&self.variant)

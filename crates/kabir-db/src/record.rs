@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use kabir_notation::game::RawGame;
-use kabir_notation::tags;
 use kabir_notation::replay::Replay;
+use kabir_notation::tags;
 use kabir_rules::{Game, Move, MoveKind, Position, Status, Termination, Variant};
 
 use super::codec::{self, ContentHasher, GameResult};
@@ -576,7 +576,7 @@ mod tests {
     /// version 1 is what `content_hash` computes today: the hash never changed.
     #[test]
     fn content_hash_is_the_one_version_1_stored() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/db/v1.db");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/db/v1.db");
         let conn =
             rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
                 .unwrap();

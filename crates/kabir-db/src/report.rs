@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
-use kabir_rules::{Color, Position};
 use kabir_rules::variants::Registry;
+use kabir_rules::{Color, Position};
 
 use super::codec::{self, MOVE_BYTES};
 use super::database::{Database, Layout};

@@ -367,7 +367,6 @@ pub(crate) fn merge_blobs(blobs: &[Vec<u8>], out: &mut Vec<u8>) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kabir_rules::generate::{Options, random_game};
 
     #[test]
     fn rows_round_trip_and_add_up() {

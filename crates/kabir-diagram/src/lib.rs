@@ -10,10 +10,12 @@
 mod board;
 pub mod chart;
 mod render;
+#[cfg(feature = "db")]
+mod report_chart;
 mod svg;
 
 pub use board::{
     CAPTION_HEIGHT, DiagramOptions, Layout, MARGIN, SQUARE_SIZE, default_caption, piece_label,
     position_svg,
 };
-pub use render::{MAX_PNG_SIDE, RenderError, svg_to_png};
+pub use render::{FONT, MAX_PNG_SIDE, RenderError, svg_to_png};

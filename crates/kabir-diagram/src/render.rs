@@ -3,7 +3,9 @@
 use std::sync::OnceLock;
 
 /// DejaVu Sans Bold, cut down to the characters diagrams and charts use (see `font/README.md`).
-const FONT: &[u8] = include_bytes!("font/DejaVuSans-Bold-subset.ttf");
+/// The embedded font (a subset of DejaVu Sans Bold) that PNG rendering uses, also served
+/// to browsers so that pictures look the same there.
+pub const FONT: &[u8] = include_bytes!("font/DejaVuSans-Bold-subset.ttf");
 
 /// Why an SVG could not be turned into a PNG.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

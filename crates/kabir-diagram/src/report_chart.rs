@@ -3,7 +3,7 @@
 
 use crate::chart::{ChartData, LengthBin, MAX_RESULT_ROWS, ResultCounts};
 
-use super::{Group, Report, Results};
+use kabir_db::{Group, Report, Results};
 
 impl From<Results> for ResultCounts {
     fn from(r: Results) -> ResultCounts {
@@ -16,14 +16,14 @@ impl From<Results> for ResultCounts {
     }
 }
 
-impl Report {
-    /// The figures of the report for [`stats_svg`](crate::chart::stats_svg): results
+impl ChartData {
+    /// The figures of `report` for [`stats_svg`](crate::chart::stats_svg): results
     /// of all games and of its groups (if it has any, at most [`MAX_RESULT_ROWS`], those with
     /// the most games), its length histogram, terminations and special moves, and games per
     /// year from `years` (the groups of a report by year, in any order).
-    pub fn chart_data(&self, years: &[Group]) -> ChartData {
-        let mut results = vec![("all games".to_string(), self.results.into())];
-        let mut groups: Vec<&Group> = self.groups.iter().collect();
+    pub fn from_report(report: &Report, years: &[Group]) -> ChartData {
+        let mut results = vec![("all games".to_string(), report.results.into())];
+        let mut groups: Vec<&Group> = report.groups.iter().collect();
         groups.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.key.cmp(&b.key)));
         results.extend(
             groups
@@ -41,11 +41,11 @@ impl Report {
         ChartData {
             title: format!(
                 "{} game{}",
-                self.games,
-                if self.games == 1 { "" } else { "s" }
+                report.games,
+                if report.games == 1 { "" } else { "s" }
             ),
             results,
-            lengths: self
+            lengths: report
                 .lengths
                 .buckets
                 .iter()
@@ -55,12 +55,12 @@ impl Report {
                     games: b.games,
                 })
                 .collect(),
-            terminations: self
+            terminations: report
                 .terminations
                 .iter()
                 .map(|e| (e.termination.as_str().to_string(), e.games))
                 .collect(),
-            special: self
+            special: report
                 .special
                 .iter()
                 .map(|s| (s.name.clone(), s.moves))

@@ -174,5 +174,4 @@ mod tests {
         let after = play_uci(&v, &["e2e3", "e7e6", "d1e2"]);
         assert_eq!(check_key(&after), 7_723_973_773_622_406_493);
     }
-
 }

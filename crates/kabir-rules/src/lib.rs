@@ -7,13 +7,12 @@
 
 pub mod check_key;
 mod color;
-pub mod generate;
-pub mod limits;
-pub mod variants;
 mod definition;
 pub mod fen;
 mod game;
+pub mod generate;
 mod geometry;
+pub mod limits;
 mod movegen;
 mod movement;
 mod perft;
@@ -22,6 +21,7 @@ mod square;
 mod status;
 mod uci;
 mod variant;
+pub mod variants;
 mod zobrist;
 
 pub use color::{ByColor, Color};

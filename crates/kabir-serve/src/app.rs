@@ -79,17 +79,12 @@ impl State {
         let deadline = Arc::new(AtomicU64::new(u64::MAX));
         let watched = deadline.clone();
         let epoch = self.epoch;
-        db.conn
-            .progress_handler(
-                PROGRESS_STEPS,
-                Some(move || {
-                    let now = u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
-                    now >= watched.load(Ordering::Relaxed)
-                }),
-            )
-            .map_err(|e| db.err(e))?;
+        db.interrupt_when(PROGRESS_STEPS, move || {
+            let now = u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            now >= watched.load(Ordering::Relaxed)
+        })?;
         // The file is opened read-only already; this makes any write a statement error too.
-        db.conn
+        db.connection()
             .execute_batch("PRAGMA query_only = 1")
             .map_err(|e| db.err(e))?;
         Ok(Conn { db, deadline })

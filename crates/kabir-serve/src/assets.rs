@@ -21,13 +21,8 @@ const FILES: [(&str, &str, &[u8]); 4] = [
         "image/svg+xml",
         include_bytes!("assets/favicon.svg"),
     ),
-    // The diagrams' font (see src/diagram/font/), so that boards look alike in every browser
-    // and in the PNG pictures.
-    (
-        "board-font.ttf",
-        "font/ttf",
-        include_bytes!("../diagram/font/DejaVuSans-Bold-subset.ttf"),
-    ),
+    // The diagrams' font, so that boards look alike in every browser and in the PNG pictures.
+    ("board-font.ttf", "font/ttf", kabir_diagram::FONT),
 ];
 
 /// A version for the files' URLs, so that a new binary's files are not taken from a cache.

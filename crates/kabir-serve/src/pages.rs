@@ -13,8 +13,8 @@ use kabir_db::{
     Report, SearchAnswer, SearchHit, SortKey,
 };
 use kabir_diagram::{DiagramOptions, default_caption, position_svg};
-use kabir_rules::{Color, Move, MoveKind, Position, Variant};
 use kabir_rules::variants::Registry;
+use kabir_rules::{Color, Move, MoveKind, Position, Variant};
 
 use super::api::{game_id, game_query, load_game};
 use super::app::{AppError, State as App, with_db};
@@ -1072,7 +1072,9 @@ async fn stats_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppErro
             };
             db.report(&by_year, &registry)?.groups
         };
-        let chart = kabir_diagram::chart::stats_svg(&report.chart_data(&years));
+        let chart = kabir_diagram::chart::stats_svg(&kabir_diagram::chart::ChartData::from_report(
+            &report, &years,
+        ));
         Ok((report, chart))
     })
     .await?;

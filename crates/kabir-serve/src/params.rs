@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use kabir_db::names;
 use kabir_db::{GameFilter, GroupBy, ReportQuery, SortKey};
-use kabir_rules::{Color, Move, Position, Variant};
 use kabir_rules::variants::Registry;
+use kabir_rules::{Color, Move, Position, Variant};
 
 use super::app::AppError;
 

@@ -17,10 +17,10 @@ use crate::san::{FastSan, San, SanPlus, Suffix};
 use crate::span::Span;
 use crate::tags::{self, GameResult};
 use crate::{LineWriter, ResolveError, resolve, san, san_into, write_tags};
+use kabir_rules::variants::Registry;
 use kabir_rules::{
     Color, FastMove, Game, Move, Outcome, Position, Status, Takeback, Termination, Variant,
 };
-use kabir_rules::variants::Registry;
 
 /// What kind of problem a game has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -1252,8 +1252,7 @@ fn play(
                 other => other.to_string(),
             };
             if kind == ProblemKind::IllegalMove
-                && pos.variant().rules().permanent_check
-                    == kabir_rules::PermanentCheckRule::Illegal
+                && pos.variant().rules().permanent_check == kabir_rules::PermanentCheckRule::Illegal
             {
                 let all = pos.legal_moves();
                 if let Ok(m) = resolve(&sp.san, pos, &all)
