@@ -1,0 +1,695 @@
+//! `kabir serve` through the real binary on a free port: every page, the API against the
+//! command line's JSON, bad requests, hostile game text, the security headers and where the
+//! server listens.
+#![cfg(feature = "serve")]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use crate::queries_common::{build_db, json};
+
+/// A running `kabir serve`, stopped when dropped.
+struct Served {
+    child: Child,
+    url: String,
+    stderr: Option<std::process::ChildStderr>,
+}
+
+impl Served {
+    fn start(db: &Path, extra: &[&str]) -> Served {
+        Served::start_with(db, extra, |_| {})
+    }
+
+    fn start_with(db: &Path, extra: &[&str], setup: impl FnOnce(&mut Command)) -> Served {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kabir"));
+        cmd.arg("serve")
+            .arg("--db")
+            .arg(db)
+            .args(["--port", "0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        setup(&mut cmd);
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().trim_end_matches('/').to_string();
+        assert!(url.starts_with("http://"), "no URL printed: {line:?}");
+        let stderr = child.stderr.take();
+        Served { child, url, stderr }
+    }
+
+    fn port(&self) -> u16 {
+        self.url.rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    fn get(&self, target: &str) -> Answer {
+        get(&format!("{}{target}", self.url))
+    }
+
+    /// Standard error so far (the server is stopped first).
+    fn stop_and_stderr(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut s = String::new();
+        if let Some(mut e) = self.stderr.take() {
+            e.read_to_string(&mut s).unwrap();
+        }
+        s
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+fn get(url: &str) -> Answer {
+    let mut r = agent().get(url).call().unwrap();
+    let headers = r
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    Answer {
+        status: r.status().as_u16(),
+        headers,
+        body: String::from_utf8_lossy(&r.body_mut().read_to_vec().unwrap()).into_owned(),
+    }
+}
+
+/// A request written by hand, for what a client library would not send.
+fn raw(port: u16, request: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A game whose tags try to inject markup and script.
+const HOSTILE: &str = r#"[Event "\"><img src=x onerror=alert(2)>"]
+[Site "Nowhere"]
+[Date "2024.01.01"]
+[White "<script>alert(1)</script>"]
+[Black "Bob & 'Eve'"]
+[Result "1-0"]
+[Variant "Shatranj"]
+
+{ </p><script>alert(3)</script> } 1. e3 { <b>bold</b> } e6 2. Nf3 1-0
+"#;
+
+/// The shared database: the query tests' games plus the hostile one.
+fn db() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        // Under the build's own temporary folder, made afresh by each run.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve_http");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = build_db(&dir);
+        let x = dir.join("hostile.pgn");
+        std::fs::write(&x, HOSTILE).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+            .args(["import", "-q", "--db"])
+            .arg(&db)
+            .arg(&x)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        db
+    })
+}
+
+fn hostile_id() -> u32 {
+    let v = json(db(), &["search", "--player", "script", "--limit", "1"]);
+    v["games"][0]["id"].as_u64().unwrap() as u32
+}
+
+fn tamerlane_game() -> u32 {
+    let v = json(
+        db(),
+        &[
+            "search",
+            "--variant",
+            "tamerlane",
+            "--min-plies",
+            "20",
+            "--limit",
+            "1",
+        ],
+    );
+    v["games"][0]["id"].as_u64().unwrap() as u32
+}
+
+#[test]
+fn every_page_answers_with_the_security_headers() {
+    let s = Served::start(db(), &[]);
+    let id = tamerlane_game();
+    let pages = [
+        "/explore".to_string(),
+        "/explore?variant=tamerlane".into(),
+        "/explore?variant=tamerlane&moves=f4+f7&flip=1".into(),
+        "/explore?variant=shatranj&moves=e3".into(),
+        "/explore?variant=shatranj&fen=rnbkqbnr%2Fpppppppp%2F8%2F8%2F8%2F4P3%2FPPPP1PPP%2FRNBKQBNR+b+-+-+0+1&moves=e6".into(),
+        format!("/game/{id}"),
+        format!("/game/{id}?ply=0"),
+        format!("/game/{id}?ply=5&flip=1"),
+        "/game/1?node=1".into(),
+        "/search".into(),
+        "/search?variant=tamerlane&with=swap&sort=plies&reverse=1&limit=25".into(),
+        "/search?variant=shatranj&moves=e3+e6&offset=1".into(),
+        "/stats".into(),
+        "/stats?by=termination&variant=tamerlane".into(),
+        "/stats?by=year".into(),
+    ];
+    for p in &pages {
+        let a = s.get(p);
+        assert_eq!(a.status, 200, "{p}: {}", a.body);
+        assert_eq!(
+            a.header("content-type"),
+            Some("text/html; charset=utf-8"),
+            "{p}"
+        );
+        let csp = a.header("content-security-policy").unwrap_or("");
+        assert!(csp.contains("script-src 'self'"), "{p}: {csp}");
+        assert!(!csp.contains("unsafe-inline"), "{p}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{p}: {csp}");
+        assert_eq!(a.header("x-content-type-options"), Some("nosniff"), "{p}");
+        assert_eq!(a.header("x-frame-options"), Some("DENY"), "{p}");
+        // No inline script, and every script is one of the server's own files.
+        assert!(!a.body.contains("<script>"), "{p}");
+        for (i, _) in a.body.match_indices("<script") {
+            let tag = &a.body[i..i + a.body[i..].find('>').unwrap()];
+            assert!(tag.contains("src=\"/assets/app.js"), "{p}: {tag}");
+        }
+    }
+    // The explorer after moves shows the board, the moves and the line.
+    let a = s.get("/explore?variant=tamerlane&moves=f4");
+    assert!(a.body.contains("class=\"kabir-diagram\""));
+    assert!(a.body.contains("data-square=\"wc\""), "citadels drawn");
+    assert!(a.body.contains("<table class=\"moves\""));
+    assert!(a.body.contains("1. f4"));
+    for (name, kind) in [
+        ("style.css", "text/css"),
+        ("app.js", "text/javascript"),
+        ("board-font.ttf", "font/ttf"),
+        ("favicon.svg", "image/svg+xml"),
+    ] {
+        let a = s.get(&format!("/assets/{name}"));
+        assert_eq!(a.status, 200, "{name}");
+        assert!(
+            a.header("content-type").unwrap().starts_with(kind),
+            "{name}"
+        );
+    }
+    assert_eq!(s.get("/").status, 200, "the root leads to the explorer");
+    // The explorer's games open the viewer at the position.
+    let a = s.get("/explore?variant=shatranj&moves=e3+e6");
+    let i = a.body.find("/game/").expect("a game listed");
+    let link = a.body[i..i + a.body[i..].find('"').unwrap()].replace("&amp;", "&");
+    assert!(link.contains("?fen="), "{link}");
+    let g = s.get(&link);
+    assert_eq!(g.status, 200, "{link}");
+    assert!(g.body.contains("class=\"mv main current\""), "{link}");
+    assert!(
+        g.body.contains("1\u{2026} e6") || g.body.contains("e6</a>"),
+        "{link}"
+    );
+}
+
+/// The API's answer for `target` and the command line's for `args`, as JSON values.
+fn same(s: &Served, target: &str, args: &[&str]) {
+    let a = s.get(target);
+    assert_eq!(a.status, 200, "{target}: {}", a.body);
+    assert_eq!(
+        a.header("content-type"),
+        Some("application/json"),
+        "{target}"
+    );
+    assert_eq!(
+        a.json(),
+        json(db(), args),
+        "{target} against kabir {args:?}"
+    );
+}
+
+#[test]
+fn the_api_answers_as_the_command_line() {
+    let s = Served::start(db(), &[]);
+    same(
+        &s,
+        "/api/explore?variant=tamerlane",
+        &["explore", "--variant", "tamerlane"],
+    );
+    same(
+        &s,
+        "/api/explore?variant=shatranj&moves=e3+e6&depth=3&breadth=2&examples=5",
+        &[
+            "explore",
+            "--variant",
+            "shatranj",
+            "--moves",
+            "e3 e6",
+            "--depth",
+            "3",
+            "--breadth",
+            "2",
+            "--examples",
+            "5",
+        ],
+    );
+    // A tree cut at its bound, as the command line cuts it.
+    let cut = "/api/explore?variant=tamerlane&depth=40&breadth=1000&max-nodes=50";
+    same(
+        &s,
+        cut,
+        &[
+            "explore",
+            "--variant",
+            "tamerlane",
+            "--depth",
+            "40",
+            "--breadth",
+            "1000",
+            "--max-nodes",
+            "50",
+        ],
+    );
+    let a = s.get(cut).json();
+    assert_eq!(a["truncated"], true, "{a}");
+    assert_eq!(a["max_nodes"], 50);
+    let fen = "rnbkqbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBKQBNR b - - 0 1";
+    same(
+        &s,
+        &format!(
+            "/api/explore?variant=shatranj&fen={}",
+            fen.replace(' ', "+").replace('/', "%2F")
+        ),
+        &["explore", "--variant", "shatranj", "--fen", fen],
+    );
+    same(&s, "/api/games", &["search"]);
+    same(
+        &s,
+        "/api/games?variant=tamerlane&sort=plies&reverse=1&limit=7&offset=2",
+        &[
+            "search",
+            "--variant",
+            "tamerlane",
+            "--sort",
+            "plies",
+            "--reverse",
+            "--limit",
+            "7",
+            "--offset",
+            "2",
+        ],
+    );
+    same(
+        &s,
+        "/api/games?player=player+1&color=white&result=white&from=1985&to=1995.06",
+        &[
+            "search", "--player", "player 1", "--color", "white", "--result", "white", "--from",
+            "1985", "--to", "1995.06",
+        ],
+    );
+    same(
+        &s,
+        "/api/games?variant=shatranj&moves=e3+e6&exact-order=1",
+        &[
+            "search",
+            "--variant",
+            "shatranj",
+            "--moves",
+            "e3 e6",
+            "--exact-order",
+        ],
+    );
+    same(
+        &s,
+        "/api/games?variant=shatranj&moves=d3+d6+e3+e6",
+        &["search", "--variant", "shatranj", "--moves", "d3 d6 e3 e6"],
+    );
+    same(
+        &s,
+        "/api/games?with=promotion&termination=other&min-plies=10&max-plies=200&variant=tamerlane&promotion-to=v",
+        &[
+            "search",
+            "--with",
+            "promotion",
+            "--termination",
+            "other",
+            "--min-plies",
+            "10",
+            "--max-plies",
+            "200",
+            "--variant",
+            "tamerlane",
+            "--promotion-to",
+            "v",
+        ],
+    );
+    let id = tamerlane_game().to_string();
+    same(&s, &format!("/api/game/{id}"), &["show", &id]);
+    same(
+        &s,
+        &format!("/api/game/{id}?ply=3"),
+        &["show", &id, "--ply", "3"],
+    );
+    same(&s, "/api/game/1?ply=0", &["show", "1", "--ply", "0"]);
+    same(&s, "/api/stats", &["stats"]);
+    same(
+        &s,
+        "/api/stats?by=termination&variant=tamerlane",
+        &["stats", "--by", "termination", "--variant", "tamerlane"],
+    );
+    same(
+        &s,
+        "/api/stats?by=opening&opening-plies=2&top=3",
+        &[
+            "stats",
+            "--by",
+            "opening",
+            "--opening-plies",
+            "2",
+            "--top",
+            "3",
+        ],
+    );
+    same(
+        &s,
+        "/api/stats?by=player&event=cup",
+        &["stats", "--by", "player", "--event", "cup"],
+    );
+}
+
+#[test]
+fn bad_requests_are_400_and_unknown_paths_404_never_500() {
+    let s = Served::start(db(), &[]);
+    let id = tamerlane_game();
+    let bad = [
+        "/explore?variant=chess",
+        "/explore?variant=tamerlane&moves=f4+f7+Kz9",
+        "/explore?variant=shatranj&fen=not+a+position",
+        "/explore?colour=white",
+        "/explore?variant=shatranj&variant=tamerlane",
+        "/explore?flip=maybe",
+        "/api/explore?variant=tamerlane&depth=0",
+        "/api/explore?variant=tamerlane&depth=41",
+        "/api/explore?variant=tamerlane&max-nodes=0",
+        "/api/explore?variant=tamerlane&max-nodes=20001",
+        // A NUL reaches no query (SQLite's full-text search ends its text there).
+        "/api/games?player=a%00b",
+        "/api/games?event=a%00b",
+        "/api/games?site=%00",
+        "/api/stats?player=a%00b",
+        "/api/stats?event=cup%00",
+        "/search?player=a%00b",
+        "/stats?event=a%00b",
+        "/api/explore?variant=shatranj&moves=e4",
+        "/api/explore",
+        "/api/games?limit=0",
+        "/api/games?limit=1001",
+        "/api/games?offset=-1",
+        "/api/games?result=won",
+        "/api/games?from=99",
+        "/api/games?color=white",
+        "/api/games?with=castle",
+        "/api/games?sort=elo",
+        "/api/games?exact-order=1",
+        "/api/games?termination=resigned",
+        "/api/stats?by=month",
+        "/api/stats?top=-3",
+        "/search?min-plies=many",
+        "/stats?opening-plies=999999",
+        "/game/1?ply=99999",
+        "/game/1?ply=1&node=1",
+        "/game/1?node=999999",
+        "/api/game/1?ply=99999",
+        "/api/game/1?depth=2",
+    ];
+    for t in bad {
+        let a = s.get(t);
+        assert_eq!(a.status, 400, "{t}: {}", a.body);
+        if t.starts_with("/api/") {
+            let msg = a.json()["error"].as_str().unwrap().to_string();
+            assert!(msg.len() > 10, "{t}: {msg}");
+        } else {
+            assert!(a.body.contains("class=\"message\""), "{t}");
+        }
+    }
+    // The message says what is wrong.
+    let a = s.get("/api/explore?variant=chess");
+    assert!(a.json()["error"].as_str().unwrap().contains("tamerlane"));
+    let a = s.get("/explore?variant=tamerlane&moves=f4+f7+Kz9");
+    assert!(a.body.contains("move 3"), "{}", a.body);
+    let a = s.get("/api/games?player=a%00b");
+    assert!(
+        a.json()["error"].as_str().unwrap().contains("NUL"),
+        "{}",
+        a.body
+    );
+    for t in [
+        "/nope",
+        "/api/nope",
+        "/game/999999",
+        "/game/abc",
+        "/api/game/999999",
+        "/api/game/-1",
+        "/assets/secret.txt",
+        "/assets/../Cargo.toml",
+        "/explore/deeper",
+    ] {
+        let a = s.get(t);
+        assert_eq!(a.status, 404, "{t}: {}", a.body);
+    }
+    // Odd and hostile requests of every kind: a 4xx answer, never a 5xx.
+    let odd = [
+        "/explore?moves=%00%01%02".to_string(),
+        "/explore?variant=tamerlane&moves=%E2%80%AE".into(),
+        format!("/explore?variant=tamerlane&moves={}", "f4+".repeat(2000)),
+        "/search?player=%27%3B+DROP+TABLE+game%3B--".into(),
+        "/search?player=%25&event=_".into(),
+        "/api/games?min-plies=99999999999".into(),
+        "/api/games?offset=99999999999999999999".into(),
+        format!("/game/{id}?ply=-1"),
+        "/game/4294967296".into(),
+        "/api/game/0".into(),
+        "/search?%ZZ=1".into(),
+        "/stats?with=".into(),
+        "/explore?fen=%20&variant=".into(),
+    ];
+    for t in &odd {
+        let a = s.get(t);
+        assert!(
+            (200..500).contains(&a.status),
+            "{t}: {} {}",
+            a.status,
+            a.body
+        );
+    }
+    assert!(
+        get(&format!(
+            "{}/search?player=%27%3B+DROP+TABLE+game%3B--",
+            s.url
+        ))
+        .status
+            == 200
+    );
+    // Not GET, a body, a huge target.
+    let port = s.port();
+    let post = raw(
+        port,
+        "POST /explore HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc",
+    );
+    assert!(post.starts_with("HTTP/1.1 405"), "{post}");
+    let long = format!(
+        "GET /explore?moves={} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        "a".repeat(20_000)
+    );
+    let a = raw(port, &long);
+    assert!(a.starts_with("HTTP/1.1 414"), "{}", &a[..a.len().min(200)]);
+    // After all that the server still answers.
+    assert_eq!(s.get("/explore").status, 200);
+}
+
+#[test]
+fn text_from_game_files_is_escaped() {
+    let s = Served::start(db(), &[]);
+    let id = hostile_id();
+    for target in [
+        format!("/game/{id}"),
+        format!("/game/{id}?ply=1"),
+        "/search?variant=shatranj".to_string(),
+        "/search?player=script".into(),
+        "/explore?variant=shatranj&moves=e3+e6".into(),
+        "/stats?by=player&player=script".into(),
+    ] {
+        let a = s.get(&target);
+        assert_eq!(a.status, 200, "{target}");
+        assert!(
+            a.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{target}: the name is shown, escaped"
+        );
+        assert!(!a.body.contains("<script>alert"), "{target}");
+        assert!(!a.body.contains("<img src=x"), "{target}");
+        assert!(!a.body.contains("<b>bold"), "{target}");
+    }
+    let a = s.get(&format!("/game/{id}"));
+    assert!(
+        a.body.contains("&lt;b&gt;bold&lt;/b&gt;"),
+        "comments shown as text"
+    );
+    // JSON carries the text exactly.
+    let v = s.get(&format!("/api/game/{id}")).json();
+    assert_eq!(v["white"], "<script>alert(1)</script>");
+    assert_eq!(v["moves"][0]["comments"][0], "<b>bold</b>");
+}
+
+#[test]
+fn listens_on_loopback_unless_told_otherwise() {
+    let s = Served::start(db(), &[]);
+    assert!(s.url.starts_with("http://127.0.0.1:"), "{}", s.url);
+    let port = s.port();
+    // Bound to 127.0.0.1 only: another address of the machine (here another loopback one)
+    // is refused.
+    assert!(TcpStream::connect(("127.0.0.2", port)).is_err());
+    // A page elsewhere that points its own host name at 127.0.0.1 is not answered.
+    let a = raw(
+        port,
+        "GET /api/games HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n",
+    );
+    assert!(a.starts_with("HTTP/1.1 421"), "{a}");
+    let a = raw(
+        port,
+        "GET /api/games HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    );
+    assert!(a.starts_with("HTTP/1.1 200"), "{a}");
+    assert!(!s.stop_and_stderr().contains("warning"));
+
+    // With --host, every interface, and a warning that there is no login.
+    let open = Served::start(db(), &["--host", "0.0.0.0"]);
+    let port = open.port();
+    let a = raw(
+        port,
+        "GET /api/games?limit=1 HTTP/1.1\r\nHost: kabir.example\r\nConnection: close\r\n\r\n",
+    );
+    assert!(a.starts_with("HTTP/1.1 200"), "{a}");
+    assert!(TcpStream::connect(("127.0.0.2", port)).is_ok());
+    let err = open.stop_and_stderr();
+    assert!(err.contains("warning") && err.contains("no login"), "{err}");
+}
+
+#[test]
+fn the_database_is_read_only_and_queries_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.db");
+    std::fs::copy(db(), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let s = Served::start(&copy, &[]);
+    for t in [
+        "/explore",
+        "/search",
+        "/stats",
+        "/game/1",
+        "/api/games",
+        "/api/stats",
+    ] {
+        assert_eq!(s.get(t).status, 200, "{t}");
+    }
+    drop(s);
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        before,
+        "the file is unchanged"
+    );
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["copy.db"], "no journal or WAL file made");
+
+    // Past its time a query is stopped, and the request answered with 503 and why.
+    let s = Served::start(&copy, &["--timeout", "0.000001"]);
+    let a = s.get("/api/stats");
+    assert_eq!(a.status, 503, "{}", a.body);
+    assert!(a.json()["error"].as_str().unwrap().contains("--timeout"));
+    assert_eq!(s.get("/stats").status, 503);
+    // Pages that need no query still answer.
+    assert_eq!(s.get("/assets/style.css").status, 200);
+}
+
+#[test]
+fn start_up_errors_and_the_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["serve", "--port", "0", "--db"])
+        .arg(dir.path().join("missing.db"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no such database file"), "{err}");
+
+    // A port in use is named, with the way out.
+    let s = Served::start(db(), &[]);
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["serve", "--port", &s.port().to_string(), "--db"])
+        .arg(db())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--port 0"));
+
+    // --open without any browser to start: a warning, and the server runs.
+    let empty = tempfile::tempdir().unwrap();
+    let s = Served::start_with(db(), &["--open"], |c| {
+        c.env("PATH", empty.path());
+    });
+    assert_eq!(s.get("/explore").status, 200);
+    std::thread::sleep(Duration::from_millis(200));
+    let err = s.stop_and_stderr();
+    assert!(err.contains("could not start a browser"), "{err}");
+}
