@@ -34,6 +34,7 @@ const PURGE_DELAY_MS: std::os::raw::c_long = -1;
 #[cfg(feature = "serve")]
 const SERVE_PURGE_DELAY_MS: std::os::raw::c_long = 0;
 
+#[allow(unsafe_code)]
 fn purge_freed_memory(command: &Command) {
     let delay = match command {
         #[cfg(feature = "serve")]
@@ -91,6 +92,7 @@ enum Command {
 /// Ignores SIGXFSZ, which the system sends a process that writes past its file-size limit
 /// (`ulimit -f`) and which kills it without a word by default. Ignored, the write fails
 /// with EFBIG instead, and the error says so ("file too large").
+#[allow(unsafe_code)]
 #[cfg(unix)]
 fn report_file_size_limit() {
     // SAFETY: called at the start of `main`, before any other thread exists; SIG_IGN needs
@@ -107,6 +109,7 @@ fn report_file_size_limit() {}
 /// time on a million games). The runtime allocates before `main`, so this runs as a
 /// constructor, before it. Commands that keep hundreds of megabytes for seconds (imports) turn
 /// them back on with [`huge_pages`].
+#[allow(unsafe_code)]
 #[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array")]
@@ -120,6 +123,7 @@ static SMALL_PAGES_FROM_START: extern "C" fn() = {
 };
 
 /// Turns transparent huge pages back on (see [`SMALL_PAGES_FROM_START`]).
+#[allow(unsafe_code)]
 #[cfg(target_os = "linux")]
 fn huge_pages() {
     // SAFETY: as above.

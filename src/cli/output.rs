@@ -656,6 +656,7 @@ mod interrupt {
     static INSTALL: Once = Once::new();
 
     /// Registers a file to remove on an interrupt; returns its slot.
+    #[allow(unsafe_code)]
     pub fn register(path: &Path) -> Option<usize> {
         INSTALL.call_once(install);
         let name = CString::new(path.as_os_str().as_bytes()).ok()?.into_raw();
@@ -680,6 +681,7 @@ mod interrupt {
         }
     }
 
+    #[allow(unsafe_code)]
     extern "C" fn remove_and_end(signal: libc::c_int) {
         for slot in &FILES {
             let name = slot.swap(null_mut(), Ordering::SeqCst);
@@ -697,6 +699,7 @@ mod interrupt {
         }
     }
 
+    #[allow(unsafe_code)]
     fn install() {
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             // SAFETY: sigaction with zeroed structures and a handler that only calls

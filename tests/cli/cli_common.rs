@@ -47,6 +47,7 @@ pub fn generated(path: &Path, variant: &str, games: u32, seed: u64) {
 
 /// Sets `command` to run with its files limited to `limit` bytes (`ulimit -f`): a write past
 /// it fails with "file too large" (kabir ignores SIGXFSZ), as on a full disk.
+#[allow(unsafe_code)]
 #[cfg(unix)]
 pub fn limit_file_size(command: &mut std::process::Command, limit: u64) {
     use std::os::unix::process::CommandExt;

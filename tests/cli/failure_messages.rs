@@ -266,12 +266,14 @@ mod unix {
     /// A user whom permissions stop: nobody when the tests run as root, whom they do not.
     const NOBODY: u32 = 65534;
 
+    #[allow(unsafe_code)]
     fn root() -> bool {
         // SAFETY: geteuid has no preconditions.
         unsafe { libc::geteuid() == 0 }
     }
 
     /// A command that runs `binary` as a user whom permissions stop (see [`NOBODY`]).
+    #[allow(unsafe_code)]
     fn unprivileged(binary: &Path) -> std::process::Command {
         let mut command = std::process::Command::new(binary);
         if root() {

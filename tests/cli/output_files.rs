@@ -372,6 +372,7 @@ mod unix {
         assert_eq!(mode & 0o777, 0o640);
     }
 
+    #[allow(unsafe_code)]
     #[test]
     fn an_interrupted_command_leaves_the_previous_output() {
         let dir = tempfile::tempdir().unwrap();

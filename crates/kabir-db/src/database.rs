@@ -393,6 +393,7 @@ impl Database {
 
     /// The operating system's error number behind the connection's last I/O error (0 if
     /// none): what tells a full disk from a file-size limit or a read-only directory.
+    #[allow(unsafe_code)]
     fn os_error(&self) -> i32 {
         // SAFETY: the handle is this open connection's, used on the thread that owns it;
         // `sqlite3_system_errno` only reads a number that the connection keeps.

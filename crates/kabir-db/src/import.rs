@@ -274,6 +274,7 @@ impl<T: Copy + Default> Placing<T> {
     /// The groups, once every one has had as many items pushed as counted. Written in place,
     /// the items are not filled with defaults first: a pass over tens of megabytes a batch,
     /// all overwritten at once.
+    #[allow(unsafe_code)]
     fn finish(mut self) -> Groups<T> {
         let total = self.offsets.last().copied().unwrap_or(0);
         let full = total <= self.items.capacity()

@@ -1,7 +1,4 @@
 //! Tag pairs: the names kabir knows, game results and the canonical order of tags.
-use std::fmt;
-
-use super::grammar;
 
 /// `Event`
 pub const EVENT: &str = "Event";
@@ -66,41 +63,9 @@ pub fn variant_key(name: &str) -> String {
         .collect()
 }
 
-/// The result of a game, as written after the movetext and in the `Result` tag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameResult {
-    /// `1-0`
-    WhiteWins,
-    /// `0-1`
-    BlackWins,
-    /// `1/2-1/2`
-    Draw,
-    /// `*`: unknown, unfinished or abandoned.
-    Unknown,
-}
-
-impl GameResult {
-    /// The result's text.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::Unknown => "*",
-        }
-    }
-
-    /// Reads the whole of `text` as `1-0`, `0-1`, `1/2-1/2` or `*` ([`grammar::result`]).
-    pub fn from_ascii(text: &[u8]) -> Option<GameResult> {
-        kabir_rules::fen::grammar::whole(grammar::result, text)
-    }
-}
-
-impl fmt::Display for GameResult {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The result of a game, as written after the movetext and in the `Result` tag (the rules
+/// crate's, shared by the reader, the database and the command line).
+pub use kabir_rules::GameResult;
 
 #[cfg(test)]
 mod tests {

@@ -34,7 +34,7 @@ pub use geometry::{Citadel, Geometry, MAX_SQUARES};
 pub use perft::{divide, perft};
 pub use position::{Move, MoveKind, Position, Undo};
 pub use square::{Bitboard, Square};
-pub use status::{Outcome, Status, Termination};
+pub use status::{GameResult, Outcome, ParseResultError, Status, Termination};
 pub use variant::{
     KindInfo, MAX_KINDS, PawnOfPawns, Piece, PieceKind, Rules, Variant, VariantError,
 };

@@ -1,6 +1,7 @@
 //! Legal move generation, including Tamerlane's special moves.
 
 use super::color::Color;
+use super::game::IllegalMove;
 use super::movement::{MODE_CAPTURE, MODE_MOVE};
 use super::position::{Move, MoveKind, Position, Undo};
 use super::square::{Bitboard, Square};
@@ -13,6 +14,18 @@ impl Position {
         let mut out = Vec::new();
         scratch.legal_moves_into(&mut out);
         out
+    }
+
+    /// Plays `m` if it is legal here (one of [`Position::legal_moves`]); returns what
+    /// [`Position::undo`] needs. [`Position::play_unchecked`] skips the check, for moves
+    /// known to be legal. A position knows no history: the game-level rules (permanent
+    /// check) are [`Game::play`](super::game::Game::play)'s.
+    pub fn play(&mut self, m: Move) -> Result<Undo, IllegalMove> {
+        if self.legal_moves().contains(&m) {
+            Ok(self.play_unchecked(m))
+        } else {
+            Err(IllegalMove::NotLegal)
+        }
     }
 
     /// All legal moves into `out` (cleared first), using `self` as scratch space: the

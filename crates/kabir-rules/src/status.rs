@@ -1,5 +1,8 @@
 //! How a game stands: going on, or over and why.
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::Serialize;
 
 use super::color::Color;
@@ -40,6 +43,119 @@ impl Outcome {
         }
     }
 }
+
+impl fmt::Display for Outcome {
+    /// The PGN result string, as [`Outcome::as_pgn`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_pgn())
+    }
+}
+
+impl FromStr for Outcome {
+    type Err = ParseResultError;
+
+    /// Reads `1-0`, `0-1` or `1/2-1/2` (not `*`: an outcome is a finished game's).
+    fn from_str(s: &str) -> Result<Outcome, ParseResultError> {
+        GameResult::from_str(s)?
+            .outcome()
+            .ok_or_else(|| ParseResultError(s.to_string()))
+    }
+}
+
+/// The result of a game as a record gives it (its `Result` tag, the end of its movetext, a
+/// database's `result` column): an outcome, or `*` for a game unfinished or of unknown result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// `1-0`
+    WhiteWins,
+    /// `0-1`
+    BlackWins,
+    /// `1/2-1/2`
+    Draw,
+    /// `*`: unknown, unfinished or abandoned.
+    Unknown,
+}
+
+impl GameResult {
+    /// Every result, in the order `1-0`, `0-1`, `1/2-1/2`, `*`.
+    pub const ALL: [GameResult; 4] = [
+        GameResult::WhiteWins,
+        GameResult::BlackWins,
+        GameResult::Draw,
+        GameResult::Unknown,
+    ];
+
+    /// The result's text: `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::Unknown => "*",
+        }
+    }
+
+    /// Reads the whole of `text` as `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub fn from_ascii(text: &[u8]) -> Option<GameResult> {
+        GameResult::ALL
+            .into_iter()
+            .find(|r| r.as_str().as_bytes() == text)
+    }
+
+    /// The outcome, for a finished game.
+    pub const fn outcome(self) -> Option<Outcome> {
+        match self {
+            GameResult::WhiteWins => Some(Outcome::WhiteWins),
+            GameResult::BlackWins => Some(Outcome::BlackWins),
+            GameResult::Draw => Some(Outcome::Draw),
+            GameResult::Unknown => None,
+        }
+    }
+}
+
+impl From<Outcome> for GameResult {
+    fn from(outcome: Outcome) -> GameResult {
+        match outcome {
+            Outcome::WhiteWins => GameResult::WhiteWins,
+            Outcome::BlackWins => GameResult::BlackWins,
+            Outcome::Draw => GameResult::Draw,
+        }
+    }
+}
+
+impl From<Option<Outcome>> for GameResult {
+    /// `*` for no outcome (a game still going on).
+    fn from(outcome: Option<Outcome>) -> GameResult {
+        outcome.map_or(GameResult::Unknown, GameResult::from)
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for GameResult {
+    type Err = ParseResultError;
+
+    /// Reads exactly `1-0`, `0-1`, `1/2-1/2` or `*`.
+    fn from_str(s: &str) -> Result<GameResult, ParseResultError> {
+        GameResult::from_ascii(s.as_bytes()).ok_or_else(|| ParseResultError(s.to_string()))
+    }
+}
+
+impl Serialize for GameResult {
+    /// As its text (`"1-0"`...), the way game records and JSON answers write it.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A text that is not a game result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a game result: {0:?} (one of 1-0, 0-1, 1/2-1/2, *)")]
+pub struct ParseResultError(pub String);
 
 /// Why a game ended by the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
