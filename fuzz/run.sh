@@ -11,7 +11,7 @@
 # (`-s none`: no sanitizer). Logs go to fuzz/logs/TARGET.ROUND.log; the script prints the
 # executions per target, the figure for docs/RELIABILITY.md. A crashing input is
 # written to fuzz/artifacts/TARGET/; copy it to tests/data/fuzz-regressions/TARGET/ so that
-# `cargo test --test fuzz_regressions` keeps replaying it.
+# `cargo test --test notation fuzz_regressions` keeps replaying it.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -34,7 +34,7 @@ seed() {
         fen)
             # The first byte picks the variant (in `kabir::variants::builtin_ids()` order).
             local i=0
-            for def in ../src/variants/defs/*.toml; do
+            for def in ../crates/kabir-rules/src/variants/defs/*.toml; do
                 local start
                 start=$(sed -n 's/^start = "\(.*\)"$/\1/p' "$def")
                 for b in 0 1 2 3 4 5 6 7 8; do
@@ -56,12 +56,12 @@ seed() {
             # Move text and position strings: the samples, the spec with its examples, and
             # the start positions.
             cp ../samples/*.pgn ../notation-spec/*.md "$dir"/
-            for def in ../src/variants/defs/*.toml; do
+            for def in ../crates/kabir-rules/src/variants/defs/*.toml; do
                 sed -n 's/^start = "\(.*\)"$/\1/p' "$def" >"$dir/start-$(basename "$def" .toml)"
             done
             ;;
         variant_definition)
-            cp ../src/variants/defs/*.toml ../tests/data/variants/*.toml "$dir"/
+            cp ../crates/kabir-rules/src/variants/defs/*.toml ../tests/data/variants/*.toml "$dir"/
             ;;
     esac
     # Every input that ever crashed is a seed too.

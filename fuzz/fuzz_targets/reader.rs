@@ -1,6 +1,6 @@
 #![no_main]
 
-#[path = "../../tests/fuzz_common/mod.rs"]
+#[path = "../../tests/notation/fuzz_common.rs"]
 mod checks;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::reader(data));
