@@ -64,13 +64,13 @@ trap 'rm -rf "$tmp"' EXIT
 # The web pages of `kabir serve`: screenshots taken by the browser test in headless Chromium.
 if [[ -n "${KABIR_SCREENSHOTS:-}" ]]; then
   KABIR_GALLERY="$here" cargo test --release --quiet --manifest-path "$root/Cargo.toml" \
-    --test serve_browser >/dev/null
+    --test cli serve_browser >/dev/null
 fi
 {
   echo
   echo "## kabir serve"
   echo
-  echo "Screenshots of \`kabir serve\` in headless Chromium, taken by \`tests/serve_browser.rs\`"
+  echo "Screenshots of \`kabir serve\` in headless Chromium, taken by \`tests/cli/serve_browser.rs\`"
   echo "(\`KABIR_SCREENSHOTS=1 docs/gallery/make.sh\` takes them again). The explorer on Tamerlane"
   echo "after 1. Cj4, on 300 random games and the samples:"
   echo

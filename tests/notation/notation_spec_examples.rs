@@ -347,7 +347,7 @@ const NOT_EXAMPLES: &[&str] = &[
     "LF", "CR", "CRLF", "\\n", "\\r", "\\r\\n", "EF BB BF", "file:line:column", "line:column",
     "FF FE", "FE FF", "FF FE 00 00", "00 00 FE FF", "[E", "5B 00 45 00", "00 5B 00 45",
     "5B 00 00 00", "00 00 00 5B", "iconv",
-    "docs/VALIDATE.md", "docs/RULES.md", "src/variants/defs/*.toml", "A-Z a-z 0-9 _",
+    "docs/VALIDATE.md", "docs/RULES.md", "crates/kabir-rules/src/variants/defs/*.toml", "A-Z a-z 0-9 _",
     "_ + # = : -", "\"", "\\", "\\\"", "\\\\", "[", "]", "{", "}", "(", ")", "$", "%", "'", ",",
     "/", ":", "=", "_", "@", "|", "(* *)", "[ ]", "{ }", "? ?", "--variant", "--variant NAME",
     // The grammar's own names.
