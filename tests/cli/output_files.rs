@@ -251,7 +251,8 @@ fn pictures_and_generated_games_never_write_over_an_input() {
         assert_eq!(std::fs::read(d.join("g.svg")).unwrap(), stored, "{args:?}");
     }
     // A variant file.
-    let defs = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/variants/defs/shatranj.toml");
+    let defs = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/kabir-rules/src/variants/defs/shatranj.toml");
     std::fs::copy(defs, d.join("v.toml")).unwrap();
     let definition = std::fs::read(d.join("v.toml")).unwrap();
     let out = kabir()

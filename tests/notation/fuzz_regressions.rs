@@ -82,8 +82,8 @@ fn the_checks_pass_on_the_repository_files() {
         fen.extend_from_slice(v.start_fen().as_bytes());
         crate::fuzz_common::fen(&fen);
         crate::fuzz_common::grammar(v.start_fen().as_bytes());
-        if let Ok(def) = std::fs::read(root().join(format!("src/variants/defs/{id}.toml"))) {
-            crate::fuzz_common::variant_definition(&def);
-        }
+        let path = root().join(format!("crates/kabir-rules/src/variants/defs/{id}.toml"));
+        let def = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        crate::fuzz_common::variant_definition(&def);
     }
 }
