@@ -32,18 +32,31 @@ pub use {arrow_array, parquet};
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ColumnarError {
+    /// A folder or file could not be created, or a finished file not renamed into place.
     #[error("{path}: {source}")]
     Io {
+        /// The folder or file.
         path: PathBuf,
+        /// What went wrong.
         source: std::io::Error,
     },
+    /// The Parquet writer failed on a table's file.
     #[error("{path}: {source}")]
     Parquet {
+        /// The table file being written.
         path: PathBuf,
+        /// What went wrong.
         source: parquet::errors::ParquetError,
     },
+    /// The export folder already holds a table; an export never overwrites one.
     #[error("{path} already holds a {table} table; remove it or export to another folder")]
-    Exists { path: PathBuf, table: &'static str },
+    Exists {
+        /// The table's folder (`DIR/games`).
+        path: PathBuf,
+        /// The table's name, one of [`TABLES`].
+        table: &'static str,
+    },
+    /// Rows could not be put together into an Arrow batch.
     #[error("cannot build a batch of rows: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
 }
@@ -64,8 +77,12 @@ pub const TABLES: [&str; 3] = ["games", "moves", "positions"];
 /// Counts of what an export wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Written {
+    /// Rows of the `games` table: one per game.
     pub games: u64,
+    /// Rows of the `moves` table: one per ply of each game.
     pub moves: u64,
+    /// Rows of the `positions` table: one per position of each game, the start and the final
+    /// one included; 0 when the export has no such table.
     pub positions: u64,
     /// Bytes of the files of each table, as [`TABLES`] names them.
     pub bytes: [u64; 3],

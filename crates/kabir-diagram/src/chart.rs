@@ -27,16 +27,22 @@ const LINE: &str = "#8a3b6b";
 /// One range of game lengths: games of `from..=to` plies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LengthBin {
+    /// The shortest length in the range, in plies.
     pub from: u32,
+    /// The longest length in the range, in plies (included).
     pub to: u32,
+    /// How many games have a length in the range.
     pub games: u64,
 }
 
 /// The games of one row of the results panel, by result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ResultCounts {
+    /// Games White won (`1-0`).
     pub white_wins: u64,
+    /// Games drawn (`1/2-1/2`).
     pub draws: u64,
+    /// Games Black won (`0-1`).
     pub black_wins: u64,
     /// Games not finished (recorded with `*`).
     pub unfinished: u64,

@@ -10,10 +10,21 @@ pub const FONT: &[u8] = include_bytes!("font/DejaVuSans-Bold-subset.ttf");
 /// Why an SVG could not be turned into a PNG.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RenderError {
+    /// The text is not an SVG document the renderer can read; the renderer's message.
     #[error("cannot read the SVG: {0}")]
     Svg(String),
+    /// At this scale the image would have a side under 1 pixel or over [`MAX_PNG_SIDE`], or
+    /// the scale is not a finite number.
     #[error("a {width}x{height} image at scale {scale} is too large or empty")]
-    Size { width: u32, height: u32, scale: f32 },
+    Size {
+        /// The SVG document's width, in user units.
+        width: u32,
+        /// The SVG document's height, in user units.
+        height: u32,
+        /// The pixels per user unit asked for.
+        scale: f32,
+    },
+    /// The PNG encoder failed; its message.
     #[error("cannot encode the PNG: {0}")]
     Png(String),
 }

@@ -10,16 +10,24 @@ use super::write::san;
 /// Why a line of moves could not be played. `number` counts the moves from 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LineError {
+    /// A token is not the text of a move.
     #[error("move {number} {text:?} is not a move: {error:?}")]
     Syntax {
+        /// Which move of the line, from 1 (move numbers are not counted).
         number: usize,
+        /// The token, without a move number glued to it.
         text: String,
+        /// What the move syntax could not read.
         error: SanError,
     },
+    /// A move's text names no single legal move in the position the line has reached.
     #[error("move {number} {text:?}: {error}{}", legal_list(legal))]
     Unplayable {
+        /// Which move of the line, from 1 (move numbers are not counted).
         number: usize,
+        /// The move as written, without a move number glued to it.
         text: String,
+        /// Whether it was illegal, ambiguous or named an unknown piece or square.
         error: ResolveError,
         /// The legal moves there, in SAN.
         legal: Vec<String>,

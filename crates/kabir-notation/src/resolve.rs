@@ -13,10 +13,16 @@ use super::san::{Letter, Origin, Place, San};
 pub enum ResolveError {
     /// No legal move fits. `close` lists legal moves of the same piece or to the same square.
     #[error("illegal move")]
-    Illegal { close: Vec<Move> },
+    Illegal {
+        /// The legal moves of the same piece or to the same square; may be empty.
+        close: Vec<Move>,
+    },
     /// Several legal moves fit; the text must say which.
     #[error("ambiguous move")]
-    Ambiguous { candidates: Vec<Move> },
+    Ambiguous {
+        /// Every legal move the text fits, two or more.
+        candidates: Vec<Move>,
+    },
     /// The letter names no piece of the variant.
     #[error("no piece of this variant has the letter {0}")]
     UnknownPiece(char),

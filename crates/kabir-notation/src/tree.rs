@@ -13,6 +13,7 @@ use super::write::san_plus;
 pub struct Line {
     /// Comments written before the line's first move.
     pub comments: Vec<String>,
+    /// The line's moves in order, each with its own variations.
     pub moves: Vec<TreeMove>,
 }
 

@@ -257,6 +257,7 @@ impl LineWriter {
         }
     }
 
+    /// The text written, ended by a newline.
     pub fn finish(mut self) -> String {
         self.text.push(b'\n');
         // Always UTF-8 (see `text`); a lossy copy rather than a panic were it ever not.

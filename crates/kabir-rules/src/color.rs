@@ -8,7 +8,9 @@ use std::ops::{Index, IndexMut, Not};
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Color {
+    /// White, who moves first and starts on the low ranks (rank 1 upward).
     White = 0,
+    /// Black, who moves second and starts on the high ranks.
     Black = 1,
 }
 
@@ -65,11 +67,14 @@ impl std::fmt::Display for Color {
 /// A value for each colour, indexed by [`Color`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ByColor<T> {
+    /// White's value.
     pub white: T,
+    /// Black's value.
     pub black: T,
 }
 
 impl<T> ByColor<T> {
+    /// White's value and Black's value, in that order.
     pub const fn new(white: T, black: T) -> Self {
         ByColor { white, black }
     }

@@ -24,21 +24,28 @@ pub struct VariantDef {
     pub description: String,
     /// The start position as a position string.
     pub start: String,
+    /// The board's size and its citadels (`[board]`).
     pub board: BoardDef,
     /// Named move sets that pieces can share (`moves = "king"`).
     #[serde(default)]
     pub movements: BTreeMap<String, Vec<MoveDef>>,
+    /// The piece kinds, one `[[piece]]` table each; their order numbers the kinds.
     #[serde(rename = "piece")]
     pub pieces: Vec<PieceDef>,
+    /// The end rules and the special rules switched on (`[rules]`); all off by default.
     #[serde(default)]
     pub rules: RulesDef,
 }
 
+/// The board: a rectangle of files and ranks (at most 128 squares in all, citadels included).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoardDef {
+    /// Number of files, 1 to 26, lettered from `a` on White's left.
     pub files: u8,
+    /// Number of ranks, 1 to 99, numbered from 1 on White's side.
     pub ranks: u8,
+    /// Extra squares beside a rank (`[[board.citadel]]`); none by default.
     #[serde(default, rename = "citadel")]
     pub citadels: Vec<CitadelDef>,
 }
@@ -47,21 +54,27 @@ pub struct BoardDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CitadelDef {
+    /// Its name in notation, usable wherever a square is: unique lowercase letters, no digits
+    /// (`wc`).
     pub name: String,
+    /// The side whose citadel it is; a royal piece of the other side entering it draws.
     pub owner: Color,
     /// 1-based file: 0 is left of file `a`, `files + 1` right of the last file.
     pub file: i8,
+    /// 1-based rank that the citadel continues by one square.
     pub rank: i8,
     /// Piece ids of the owner that may stand in it; they cannot be captured there.
     #[serde(default)]
     pub allow_own: Vec<String>,
 }
 
+/// One piece kind (`[[piece]]`): its names, its moves and, for a pawn, what it may become.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PieceDef {
     /// Stable identifier, lowercase with hyphens. Position hashes are derived from it.
     pub id: String,
+    /// The display name (`Giraffe`).
     pub name: String,
     /// The letter(s) in position strings and SAN; uppercase, lowercased for Black.
     pub symbol: String,
@@ -77,6 +90,7 @@ pub struct PieceDef {
     /// The most a side may have of this piece in a position.
     #[serde(default)]
     pub max_count: Option<u32>,
+    /// How the piece moves: a name from `[movements]` or a list of rules.
     pub moves: MovesRef,
     /// The piece ids a pawn may become on its last rank (one: automatic; several: the
     /// player's choice).
@@ -88,7 +102,9 @@ pub struct PieceDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum MovesRef {
+    /// The name of an entry of `[movements]` (`moves = "king"`).
     Named(String),
+    /// The movement rules written in place.
     Inline(Vec<MoveDef>),
 }
 
@@ -107,15 +123,20 @@ pub struct MoveDef {
     /// Repeated steps of this vector, `min`..=`max` times (unlimited without `max`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slide: Option<[i8; 2]>,
+    /// For a `slide`: at least this many steps (default 1). Not allowed with `leap` or `legs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<u8>,
+    /// For a `slide`: at most this many steps (default unlimited). Not allowed with `leap` or
+    /// `legs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<u8>,
     /// A path of legs, each with its own vector and count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legs: Option<Vec<LegDef>>,
+    /// Whether the rule moves to empty squares, captures, or both (the default).
     #[serde(default)]
     pub mode: MoveMode,
+    /// Which rotations and reflections of the vectors are included (all eight by default).
     #[serde(default)]
     pub symmetry: Symmetry,
     /// Only from this rank, counted from the mover's side (a pawn's double step).
@@ -127,6 +148,7 @@ pub struct MoveDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LegDef {
+    /// The vector of each step, `[files, ranks]`, with `+ranks` forward for the mover.
     pub step: [i8; 2],
     /// At least this many steps (default 1). With `min` but no `max`, unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,6 +162,7 @@ pub struct LegDef {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MoveMode {
+    /// To an empty square or capturing (the default).
     #[default]
     Both,
     /// Only to an empty square; never captures and never attacks.
@@ -170,6 +193,7 @@ pub struct RulesDef {
     /// The result for the side that is stalemated.
     #[serde(default)]
     pub stalemate: StalemateRule,
+    /// What happens to a side reduced to its royal pieces (off by default).
     #[serde(default)]
     pub bare_king: BareKingRule,
     /// Moves (by each side) without capture or pawn move after which a draw may be claimed;
@@ -179,10 +203,13 @@ pub struct RulesDef {
     /// Occurrences of a position after which a draw may be claimed; 0 for none.
     #[serde(default)]
     pub repetition: u32,
+    /// Whether a series of checks may repeat a position (allowed by default).
     #[serde(default)]
     pub permanent_check: PermanentCheckRule,
+    /// Tamerlane's once-per-game king swap; `None` where the variant has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub king_swap: Option<KingSwapDef>,
+    /// Tamerlane's pawn of pawns; `None` where the variant has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pawn_of_pawns: Option<PawnOfPawnsDef>,
     /// What a pawn may become on its last rank.
@@ -210,20 +237,24 @@ impl PromotionRule {
     }
 }
 
+/// The result of a stalemate: no legal move, when that is not checkmate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StalemateRule {
     /// The stalemated side loses.
     #[default]
     Loss,
+    /// The game is drawn, as in chess (Grand Shatranj N W).
     Draw,
     /// The stalemated side wins.
     Win,
 }
 
+/// What happens to a side reduced to its royal pieces (a bare king).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BareKingRule {
+    /// No bare-king rule: the game goes on.
     #[default]
     Off,
     /// A side reduced to royal pieces only loses at once (both bare: a draw).
@@ -233,9 +264,11 @@ pub enum BareKingRule {
     LossUnlessReply,
 }
 
+/// Whether perpetual checking that repeats a position is allowed (Knavish Shatranj forbids it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PermanentCheckRule {
+    /// Checks may repeat positions like any other move.
     #[default]
     Allowed,
     /// A checking move that repeats a position, when every move of the checking side since
@@ -255,6 +288,7 @@ pub struct KingSwapDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PawnOfPawnsDef {
+    /// The piece id of the pawn of pawns (`pawn-of-pawns`).
     pub piece: String,
     /// Where it goes on its second arrival: White's square, Black's square.
     pub relocation: [String; 2],

@@ -21,7 +21,9 @@ use grammar::{Cell, TypedPawns, board, just, square, whole, ws};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} (at character {column} of the position string)")]
 pub struct FenError {
+    /// Where the problem was found: a 1-based character position in the string.
     pub column: usize,
+    /// What is wrong, in words (`the position string is empty`).
     pub message: String,
 }
 
@@ -49,7 +51,7 @@ impl Position {
     /// Reads a position string and checks the position it describes.
     ///
     /// The fields are read one at a time, each with its production of the grammar
-    /// ([`notation::grammar`](kabir_notation::grammar)), and checked against the variant
+    /// ([`fen::grammar`](crate::fen::grammar)), and checked against the variant
     /// before the next is read, so that the first problem in the string is the one reported.
     /// Two things are checked before any field's content: the number of fields, and the
     /// number of ranks on the board.

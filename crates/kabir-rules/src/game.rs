@@ -9,10 +9,15 @@ use super::variant::{MAX_KINDS, PieceKind, Variant};
 /// A move that may not be played in a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IllegalMove {
+    /// The game has already ended by the rules (checkmate, stalemate, bare king, citadel):
+    /// no move may follow.
     #[error("the game is already over")]
     GameOver,
+    /// The move is not among the legal moves of the current position.
     #[error("the move is not legal in this position")]
     NotLegal,
+    /// The move gives check and repeats a position reached in a series of checks, under a
+    /// variant where permanent check is illegal (Knavish Shatranj).
     #[error("the move repeats a position in a series of checks (permanent check is illegal)")]
     PermanentCheck,
 }
@@ -110,6 +115,7 @@ pub struct FastMove {
 }
 
 impl Game {
+    /// A game that begins at `start`, with no moves played yet.
     pub fn new(start: Position) -> Game {
         let (hash, check) = (start.hash(), start.is_check());
         let mut keys = Vec::new();
@@ -185,6 +191,7 @@ impl Game {
         hashes
     }
 
+    /// The position the game began from.
     pub fn start(&self) -> &Position {
         &self.start
     }
@@ -194,6 +201,7 @@ impl Game {
         &self.position
     }
 
+    /// The moves played so far, first to last.
     pub fn moves(&self) -> &[Move] {
         &self.moves
     }

@@ -11,6 +11,7 @@ pub const MAX_SQUARES: usize = 128;
 pub struct Citadel {
     /// Its name in notation, usable wherever a square is (`wc`, `bc`).
     pub name: String,
+    /// Its square, numbered after every square of the main board.
     pub square: Square,
     /// The side whose citadel it is.
     pub owner: Color,
@@ -112,10 +113,12 @@ impl Geometry {
         })
     }
 
+    /// Number of files of the main board (the rectangle; citadels not counted).
     pub fn files(&self) -> u8 {
         self.files
     }
 
+    /// Number of ranks of the main board.
     pub fn ranks(&self) -> u8 {
         self.ranks
     }
@@ -125,6 +128,7 @@ impl Geometry {
         self.coords.len()
     }
 
+    /// Whether there are no squares at all (never so for a variant's board).
     pub fn is_empty(&self) -> bool {
         self.coords.is_empty()
     }

@@ -24,8 +24,8 @@ pub enum MoveKind {
 /// A move. Captures are known from the position it is played in.
 ///
 /// A move is written in coordinates ([`Move::to_uci`], [`Move::from_uci`]) or, in its
-/// position, in SAN ([`notation::san`](kabir_notation::san())); the move a SAN text names is
-/// found by [`notation::resolve`](kabir_notation::resolve()).
+/// position, in SAN (`kabir::notation::san`); the move a SAN text names is found by
+/// `kabir::notation::resolve`.
 ///
 /// ```
 /// use kabir::rules::{Move, Position};
@@ -43,14 +43,18 @@ pub enum MoveKind {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move {
+    /// The square the piece leaves (for a swap: the king's square).
     pub from: Square,
+    /// The square the piece goes to (for a swap: the partner's square).
     pub to: Square,
+    /// Whether this is an ordinary move, a lift, a relocation or a king swap.
     pub kind: MoveKind,
     /// What the moving piece (for a swap: the partner) becomes, when it changes.
     pub promotion: Option<PieceKind>,
 }
 
 impl Move {
+    /// An ordinary move (or capture) from `from` to `to` that promotes nothing.
     pub const fn normal(from: Square, to: Square) -> Move {
         Move {
             from,
@@ -267,6 +271,7 @@ impl Position {
         }
     }
 
+    /// The variant whose rules the position follows.
     pub fn variant(&self) -> &Arc<Variant> {
         &self.variant
     }
@@ -338,6 +343,7 @@ impl Position {
         (sq != NO_SQUARE).then_some(Square(sq))
     }
 
+    /// All squares occupied by a piece of either side.
     #[inline]
     pub fn occupied(&self) -> Bitboard {
         self.by_color[0] | self.by_color[1]

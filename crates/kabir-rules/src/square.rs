@@ -39,18 +39,22 @@ const BITS: [u128; 128] = {
 pub struct Bitboard(pub u128);
 
 impl Bitboard {
+    /// The set with no squares.
     pub const EMPTY: Bitboard = Bitboard(0);
 
+    /// Whether the set holds no square.
     #[inline]
     pub const fn is_empty(self) -> bool {
         self.0 == 0
     }
 
+    /// Whether the set holds at least one square (the opposite of [`Bitboard::is_empty`]).
     #[inline]
     pub const fn nonempty(self) -> bool {
         self.0 != 0
     }
 
+    /// Whether `sq` is in the set.
     #[inline]
     pub const fn contains(self, sq: Square) -> bool {
         // One 64-bit half and a shift within it: cheaper than a 128-bit shift.
@@ -62,6 +66,7 @@ impl Bitboard {
         (half >> (sq.0 & 63)) & 1 != 0
     }
 
+    /// The number of squares in the set.
     #[inline]
     pub const fn count(self) -> u32 {
         self.0.count_ones()
@@ -74,6 +79,7 @@ impl Bitboard {
         self.0 != 0 && self.0 & (self.0 - 1) == 0
     }
 
+    /// Whether the two sets have a square in common.
     #[inline]
     pub const fn intersects(self, other: Bitboard) -> bool {
         self.0 & other.0 != 0

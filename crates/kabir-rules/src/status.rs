@@ -13,12 +13,16 @@ use super::position::Position;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
+    /// White won (`1-0`).
     WhiteWins,
+    /// Black won (`0-1`).
     BlackWins,
+    /// Neither side won (`1/2-1/2`).
     Draw,
 }
 
 impl Outcome {
+    /// A win for `color`.
     pub fn win_for(color: Color) -> Outcome {
         match color {
             Color::White => Outcome::WhiteWins,
@@ -35,6 +39,7 @@ impl Outcome {
         }
     }
 
+    /// The side that won; `None` for a draw.
     pub fn winner(self) -> Option<Color> {
         match self {
             Outcome::WhiteWins => Some(Color::White),
@@ -172,6 +177,7 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// The reason in words: `checkmate`, `stalemate`, `bare king` or `citadel draw`.
     pub fn as_str(self) -> &'static str {
         match self {
             Termination::Checkmate => "checkmate",
@@ -186,18 +192,24 @@ impl Termination {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Status {
+    /// The game goes on: the side to move has a legal move and no end rule applies.
     Ongoing,
+    /// The game has ended by the rules.
     Over {
+        /// Why it ended.
         termination: Termination,
+        /// Who won, or a draw.
         outcome: Outcome,
     },
 }
 
 impl Status {
+    /// Whether the game has ended.
     pub fn is_over(self) -> bool {
         matches!(self, Status::Over { .. })
     }
 
+    /// The result of an ended game; `None` while it goes on.
     pub fn outcome(self) -> Option<Outcome> {
         match self {
             Status::Ongoing => None,

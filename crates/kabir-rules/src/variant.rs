@@ -19,6 +19,7 @@ pub const MAX_KINDS: usize = 32;
 pub struct PieceKind(pub u8);
 
 impl PieceKind {
+    /// The kind's number, usable as an index into [`Variant::kinds`].
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -28,7 +29,9 @@ impl PieceKind {
 /// A piece: a kind and a colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// The side it belongs to.
     pub color: Color,
+    /// What kind of piece it is, in its variant's numbering.
     pub kind: PieceKind,
 }
 
@@ -62,15 +65,21 @@ impl Piece {
 pub struct KindInfo {
     /// Stable identifier (`pawn-of-rooks`, `pawn-of-pawns'`).
     pub id: String,
+    /// The display name; a state of the pawn of pawns adds its arrivals
+    /// (`Pawn of Pawns (1 arrival)`).
     pub name: String,
     /// Uppercase symbol in position strings and SAN (`R`, `PR`, `PP'`).
     pub symbol: String,
     /// Other accepted letters.
     pub aliases: Vec<String>,
+    /// Whether the piece is royal: it must be checkmated, and a side with exactly one royal
+    /// piece may not leave it attacked.
     pub royal: bool,
+    /// Whether it is a pawn: its moves reset the move counter, and it promotes on its last rank.
     pub pawn: bool,
     /// What the pawn becomes on its last rank: one choice is automatic.
     pub promotion: Vec<PieceKind>,
+    /// The most a side may have of this kind in a position; `None` for no limit.
     pub max_count: Option<u32>,
     /// The kind this one is a state of (itself for ordinary kinds); `max_count` counts the
     /// whole family.
@@ -85,22 +94,34 @@ pub struct KindInfo {
 pub struct PawnOfPawns {
     /// The kind after 0, 1 and 2 arrivals.
     pub states: [PieceKind; 3],
+    /// Where it goes on its second arrival, per side (Tamerlane: f3 for White, f8 for Black).
     pub relocation: ByColor<Square>,
+    /// What it becomes on its third arrival (Tamerlane: the adventitious king).
     pub third_arrival: PieceKind,
+    /// At the third arrival, the side's pieces of the first kind become the second (Tamerlane:
+    /// the pawn of kings becomes a prince); `None` for no such change.
     pub also_promote: Option<(PieceKind, PieceKind)>,
 }
 
 /// The rules of a variant, with names resolved.
 #[derive(Debug, Clone)]
 pub struct Rules {
+    /// The result for the side that is stalemated.
     pub stalemate: StalemateRule,
+    /// What happens to a side reduced to its royal pieces.
     pub bare_king: BareKingRule,
+    /// Moves (by each side) without capture or pawn move after which a draw may be claimed;
+    /// 0 for none.
     pub n_move_rule: u32,
+    /// Occurrences of a position after which a draw may be claimed; 0 for none.
     pub repetition: u32,
+    /// Whether a check that repeats a position in a series of checks is illegal.
     pub permanent_check: PermanentCheckRule,
     /// The kind that may swap once per game.
     pub king_swap: Option<PieceKind>,
+    /// Tamerlane's pawn of pawns; `None` where the variant has none.
     pub pawn_of_pawns: Option<PawnOfPawns>,
+    /// How a pawn's promotion choices are limited.
     pub promotion: PromotionRule,
 }
 
@@ -186,7 +207,9 @@ pub struct Variant {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("variant {variant:?}: {message}")]
 pub struct VariantError {
+    /// The `id` of the refused definition.
     pub variant: String,
+    /// What is wrong, in words.
     pub message: String,
 }
 
@@ -391,10 +414,12 @@ impl Variant {
         &self.def.start
     }
 
+    /// The board: its squares, their names and its citadels.
     pub fn geometry(&self) -> &Geometry {
         &self.geometry
     }
 
+    /// The end rules and special rules, with piece ids resolved to kinds.
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
@@ -404,6 +429,7 @@ impl Variant {
         &self.kinds
     }
 
+    /// What the variant says about one piece kind.
     pub fn kind(&self, kind: PieceKind) -> &KindInfo {
         &self.kinds[kind.index()]
     }

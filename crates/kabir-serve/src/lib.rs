@@ -65,14 +65,21 @@ impl Config {
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The database could not be opened for queries: missing, not a kabir database, or of a
+    /// schema this version cannot read.
     #[error(transparent)]
     Db(#[from] DbError),
+    /// The address could not be bound (in use, or not this machine's).
     #[error("cannot listen on {addr}: {source}")]
     Bind {
+        /// The address asked for.
         addr: SocketAddr,
+        /// Why binding failed.
         #[source]
         source: std::io::Error,
     },
+    /// An I/O error after binding: while setting up the listener or the runtime, or while
+    /// serving.
     #[error("the server stopped: {0}")]
     Io(#[from] std::io::Error),
 }

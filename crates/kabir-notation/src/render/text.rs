@@ -24,6 +24,7 @@ pub enum Charset {
 /// How to draw a board.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct TextBoard {
+    /// The characters for the frame and empty squares (box drawing by default).
     pub charset: Charset,
     /// Draw from Black's side (rank 1 at the top, file `a` on the right).
     pub flipped: bool,

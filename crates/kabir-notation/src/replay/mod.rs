@@ -106,11 +106,13 @@ impl ProblemKind {
 /// ([`Position::to_fen`], [`Problem::legal_san`]) when they print them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// What kind of problem it is; its name (`illegal-move`...) is what reports show.
     pub kind: ProblemKind,
     /// Whether it makes the game invalid.
     pub error: bool,
     /// 1-based line and column in the file.
     pub line: u32,
+    /// Counted in characters, from 1 (see [`Span`]).
     pub column: u32,
     /// The byte offset in the file of the offending text (of the game's start for problems
     /// of the whole game).
@@ -199,6 +201,9 @@ impl Serialize for Problem {
 pub struct Replay {
     /// The game's number in its file (1 for the first).
     pub number: u64,
+    /// The variant, from the `Variant` tag or the registry's default; `None` when the tag names
+    /// no known variant, there is neither, or the game was too large to read: then no move
+    /// was replayed.
     pub variant: Option<Arc<Variant>>,
     /// The main line, as far as it could be replayed (boxed: a game holds two positions,
     /// and replays are moved around whole).
@@ -399,10 +404,12 @@ impl Replay {
         self.complete && !self.problems.iter().any(|p| p.error)
     }
 
+    /// The problems that make the game invalid, in file order.
     pub fn errors(&self) -> impl Iterator<Item = &Problem> {
         self.problems.iter().filter(|p| p.error)
     }
 
+    /// The problems that leave the game valid, in file order.
     pub fn warnings(&self) -> impl Iterator<Item = &Problem> {
         self.problems.iter().filter(|p| !p.error)
     }

@@ -42,18 +42,36 @@ const BUILTIN: &[(&str, &str)] = &[
 /// Why a variant could not be found or loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// No variant has this name.
     #[error("unknown variant {name:?}; known variants: {}", known.join(", "))]
-    Unknown { name: String, known: Vec<String> },
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The ids of the variants there are, to suggest instead.
+        known: Vec<String>,
+    },
+    /// A definition file could not be read, is larger than 1 MiB, or is not UTF-8.
     #[error("cannot read variant file {path}: {source}")]
     Io {
+        /// The file's path.
         path: String,
+        /// What went wrong.
         source: std::io::Error,
     },
+    /// The text is not TOML, or not of the definition format (an unknown or missing field).
     #[error("variant file {path}: {message}")]
-    Syntax { path: String, message: String },
+    Syntax {
+        /// Where the text came from: a file path, or a name for a built-in definition.
+        path: String,
+        /// The TOML reader's message.
+        message: String,
+    },
+    /// The definition was read but refused by [`Variant::new`](crate::Variant::new).
     #[error("variant file {path}: {source}")]
     Invalid {
+        /// Where the text came from: a file path, or a name for a built-in definition.
         path: String,
+        /// Why the definition was refused.
         source: crate::VariantError,
     },
 }
@@ -250,6 +268,7 @@ impl Registry {
         self.default = variant;
     }
 
+    /// The variant for games without a `Variant` tag, if one was set.
     pub fn default_variant(&self) -> Option<&Arc<Variant>> {
         self.default.as_ref()
     }
