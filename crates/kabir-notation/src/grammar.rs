@@ -25,8 +25,8 @@
 //! forms such as `e4` and `Nxf3` without the grammar, and everything else with it).
 //!
 //! ```
-//! use kabir::notation::grammar;
-//! use kabir::notation::san::{Origin, San};
+//! use kabir_notation::grammar;
+//! use kabir_notation::san::{Origin, San};
 //!
 //! // `r#move` reads a move at the start of its input and leaves the rest.
 //! let (rest, m) = grammar::r#move(b"Nbc3+ Kbc").unwrap();

@@ -413,14 +413,14 @@ fn name_key(game: &RawGame, tag: &Tag) -> u64 {
 /// Reads games from a byte stream. See the [module documentation](self).
 ///
 /// ```
-/// use kabir::notation::reader::Reader;
+/// use kabir_notation::reader::Reader;
 ///
 /// let pgn = "[Variant \"Shatranj\"]\n\n1. e3 e6 2. Nf3 *\n";
 /// let games: Vec<_> = Reader::new(pgn.as_bytes()).collect::<Result<_, _>>()?;
 /// assert_eq!(games.len(), 1);
 /// assert_eq!(games[0].tag("Variant").as_deref(), Some("Shatranj"));
 /// assert_eq!(games[0].tokens.len(), 6);
-/// # Ok::<(), kabir::notation::reader::ReadError>(())
+/// # Ok::<(), kabir_notation::reader::ReadError>(())
 /// ```
 #[derive(Debug)]
 pub struct Reader<R> {
@@ -592,8 +592,8 @@ impl<R: BufRead> Reader<R> {
     /// time.
     ///
     /// ```
-    /// use kabir::notation::game::RawGame;
-    /// use kabir::notation::reader::Reader;
+    /// use kabir_notation::game::RawGame;
+    /// use kabir_notation::reader::Reader;
     ///
     /// let text = "[Result \"*\"]\n\n1. e3 e6 *\n\n[Result \"1-0\"]\n\n1. e3 e6 2. Qh5 1-0\n";
     /// let mut reader = Reader::new(text.as_bytes());
@@ -605,7 +605,7 @@ impl<R: BufRead> Reader<R> {
     ///     assert!(game.diagnostics.is_empty());
     /// }
     /// assert_eq!(tokens, [4, 6]);
-    /// # Ok::<(), kabir::notation::reader::ReadError>(())
+    /// # Ok::<(), kabir_notation::reader::ReadError>(())
     /// ```
     pub fn read_game_into(&mut self, game: &mut RawGame) -> Result<bool, ReadError> {
         game.clear();

@@ -26,9 +26,9 @@ pub enum IllegalMove {
 /// (checkmate, stalemate, bare king, repetition...).
 ///
 /// ```
-/// use kabir::rules::{Game, Move, Position};
+/// use kabir_rules::{Game, Move, Position};
 ///
-/// let shatranj = kabir::variants::builtin("shatranj")?;
+/// let shatranj = kabir_rules::variants::builtin("shatranj")?;
 /// let mut game = Game::new(Position::start(&shatranj));
 /// for uci in ["e2e3", "e7e6", "g1f3"] {
 ///     let m = Move::from_uci(uci, game.position()).expect("legal");

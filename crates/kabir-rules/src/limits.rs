@@ -27,7 +27,7 @@ pub const VARIANT_DEFINITION: Limit = Limit {
 /// [`io::ErrorKind::FileTooLarge`] that says the limit, found on reading the byte past it.
 ///
 /// ```
-/// use kabir::limits::{Limit, read_whole};
+/// use kabir_rules::limits::{Limit, read_whole};
 ///
 /// let tiny = Limit { bytes: 16, what: "a tiny file" };
 /// let e = read_whole("/dev/zero".as_ref(), tiny).unwrap_err();

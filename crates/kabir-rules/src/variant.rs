@@ -136,15 +136,15 @@ pub const MAX_WAITING: usize = 16;
 /// an `Arc`.
 ///
 /// ```
-/// use kabir::rules::Position;
+/// use kabir_rules::Position;
 ///
-/// let tamerlane = kabir::variants::builtin("tamerlane")?;
+/// let tamerlane = kabir_rules::variants::builtin("tamerlane")?;
 /// assert_eq!(tamerlane.name(), "Tamerlane Chess");
 /// let board = tamerlane.geometry();
 /// // 11 files by 10 ranks, and the two citadels beside the board.
 /// assert_eq!((board.files(), board.ranks(), board.len()), (11, 10, 112));
 /// assert_eq!(Position::start(&tamerlane).legal_moves().len(), 24);
-/// # Ok::<(), kabir::variants::LoadError>(())
+/// # Ok::<(), kabir_rules::variants::LoadError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Variant {

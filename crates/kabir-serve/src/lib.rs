@@ -11,11 +11,11 @@
 //! the binary. The security model is described in `docs/SERVE.md`.
 //!
 //! ```no_run
-//! let config = kabir::serve::Config::new("kabir.db");
-//! let server = kabir::serve::Server::bind(config)?;
+//! let config = kabir_serve::Config::new("kabir.db");
+//! let server = kabir_serve::Server::bind(config)?;
 //! println!("{}", server.url());
 //! server.run()?;
-//! # Ok::<(), kabir::serve::ServeError>(())
+//! # Ok::<(), kabir_serve::ServeError>(())
 //! ```
 
 mod api;

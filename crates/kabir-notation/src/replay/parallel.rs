@@ -2,8 +2,8 @@
 //! validating, importing and exporting a game file.
 //!
 //! ```
-//! use kabir::parallel::{ReplayOptions, replay_games};
-//! use kabir::variants::Registry;
+//! use kabir_notation::replay::parallel::{ReplayOptions, replay_games};
+//! use kabir_rules::variants::Registry;
 //!
 //! let text = "[Variant \"shatranj\"]\n\n1. e3 e6 *\n\n[Variant \"shatranj\"]\n\n1. e5 *\n";
 //! let registry = Registry::builtin();
@@ -13,13 +13,13 @@
 //!     &registry,
 //!     ReplayOptions::default(),
 //!     |_raw, replay| replay.is_valid(),
-//!     |number, ok| -> Result<(), kabir::notation::reader::ReadError> {
+//!     |number, ok| -> Result<(), kabir_notation::reader::ReadError> {
 //!         valid.push((number, ok));
 //!         Ok(())
 //!     },
 //! )?;
 //! assert_eq!(valid, [(1, true), (2, false)]);
-//! # Ok::<(), kabir::notation::reader::ReadError>(())
+//! # Ok::<(), kabir_notation::reader::ReadError>(())
 //! ```
 
 use std::io::Read;

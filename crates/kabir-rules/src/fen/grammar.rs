@@ -7,7 +7,7 @@
 //! two-letter piece name ([`TypedPawns`]). [`Position::from_fen`](crate::Position::from_fen)
 //! reads a position string field by field with these parsers and checks what they read
 //! against the variant. The grammar of moves, which uses the squares and letters defined here,
-//! is in `kabir::notation::grammar`, which also gives these parsers under its name.
+//! is in `kabir_notation::grammar`, which also gives these parsers under its name.
 use std::fmt;
 
 use nom::{
