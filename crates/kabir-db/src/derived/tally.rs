@@ -6,10 +6,10 @@
 
 use rusqlite::{Connection, Transaction, params};
 
-use super::codec::MOVE_BYTES;
-use super::merge::merge_sorted;
-use super::schema::OPENING_PLIES;
-use super::tree::{get_varint, put_varint};
+use crate::derived::tree::{get_varint, put_varint};
+use crate::storage::codec::MOVE_BYTES;
+use crate::storage::merge::merge_sorted;
+use crate::storage::schema::OPENING_PLIES;
 
 /// A kind of tally (the `tally.kind` column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +95,7 @@ pub(crate) fn merge_step(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<b
         })?;
     let Some(level) = full else {
         return match kind {
-            Kind::Openings => super::openings::consolidate_step(tx),
+            Kind::Openings => crate::derived::openings::consolidate_step(tx),
             Kind::Names => Ok(false),
         };
     };
@@ -110,7 +110,7 @@ pub(crate) fn merge_step(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<b
 /// Merges every tally of `kind` into one (openings: into the consolidated ones).
 pub(crate) fn merge_all(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<()> {
     if kind == Kind::Openings {
-        return super::openings::consolidate_all(tx);
+        return crate::derived::openings::consolidate_all(tx);
     }
     let ids: Vec<(i64, i64)> = tx
         .prepare("SELECT id, level FROM tally WHERE kind = ?1 ORDER BY id")?
@@ -170,7 +170,7 @@ fn merge(tx: &Transaction<'_>, kind: Kind, level: i64, ids: &[i64]) -> rusqlite:
 /// `openings`), in a transaction of its own.
 pub(crate) fn settle(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    super::openings::settle(&tx)?;
+    crate::derived::openings::settle(&tx)?;
     tx.commit()
 }
 

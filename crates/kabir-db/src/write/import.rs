@@ -9,19 +9,19 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use kabir_rules::{Position, Variant};
 
-use super::codec::{GameFields, GameResult, MOVE_BYTES, move_at, to_sql};
-use super::database::{CACHE_KIB, Database, IMPORT_CACHE_KIB};
-use super::error::DbError;
-use super::index::{self, SegmentWriter};
-use super::name_index::{BatchNames, NameCache};
-use super::query::GameId;
-use super::record::{self, Derived, GameRecord, RecordError};
-use super::schema::{
+use crate::derived::index::{self, SegmentWriter};
+use crate::derived::name_index::{BatchNames, NameCache};
+use crate::derived::summary::BatchSummary;
+use crate::derived::tally::{self, Kind};
+use crate::derived::tree::{GameTree, TreeRow, check_key};
+use crate::error::DbError;
+use crate::read::query::GameId;
+use crate::storage::codec::{GameFields, GameResult, MOVE_BYTES, move_at, to_sql};
+use crate::storage::database::{CACHE_KIB, Database, IMPORT_CACHE_KIB};
+use crate::storage::schema::{
     BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, buckets_of_tree_bucket, tree_bucket,
 };
-use super::summary::BatchSummary;
-use super::tally::{self, Kind};
-use super::tree::{GameTree, TreeRow, check_key};
+use crate::write::record::{self, Derived, GameRecord, RecordError};
 
 /// A record that was not stored, by its place in the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,7 +142,7 @@ impl ReadyGame {
             + d.start_fen.capacity()
             + d.moves_blob.capacity()
             + d.hashes.capacity() * size_of::<u64>()
-            + d.tree.visits.capacity() * size_of::<super::tree::FirstVisit>()
+            + d.tree.visits.capacity() * size_of::<crate::derived::tree::FirstVisit>()
             + d.tree.returns.capacity() * size_of::<u16>()
             + strings
             + promotions

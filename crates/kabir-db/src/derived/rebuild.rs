@@ -9,19 +9,19 @@ use rusqlite::{Transaction, params};
 use kabir_rules::Position;
 use kabir_rules::variants::Registry;
 
-use super::codec::{self, ContentHasher, Posting};
-use super::database::Database;
-use super::error::DbError;
-use super::import::{prepare, write_index};
-use super::index;
-use super::name_index::{BatchNames, NameCache};
-use super::openings;
-use super::query::count;
-use super::record::{GameEnd, GameRecord, ROSTER};
-use super::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
-use super::summary::{BatchSummary, Facts};
-use super::tally::{self, Kind};
-use super::tree::merge_blobs;
+use crate::derived::index;
+use crate::derived::name_index::{BatchNames, NameCache};
+use crate::derived::openings;
+use crate::derived::summary::{BatchSummary, Facts};
+use crate::derived::tally::{self, Kind};
+use crate::derived::tree::merge_blobs;
+use crate::error::DbError;
+use crate::read::query::count;
+use crate::storage::codec::{self, ContentHasher, Posting};
+use crate::storage::database::Database;
+use crate::storage::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
+use crate::write::import::{prepare, write_index};
+use crate::write::record::{GameEnd, GameRecord, ROSTER};
 
 /// Games rebuilt per step (as a batch of an import).
 const REBUILD_BATCH: i64 = 5_000;

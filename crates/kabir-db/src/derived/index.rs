@@ -2,17 +2,19 @@
 //!
 //! Each imported batch adds one *segment* per variant. A segment stores its entries (see
 //! [`Posting`]) sorted by (hash, game, ply), cut into one blob per hash bucket (the top
-//! [`BUCKET_BITS`](super::schema::BUCKET_BITS) bits of the hash). Finding a hash reads the
+//! [`BUCKET_BITS`](crate::storage::schema::BUCKET_BITS) bits of the hash). Finding a hash reads the
 //! bucket's blob of every segment and binary-searches each. Segments are merged in tiers
 //! (like a log-structured merge tree) so that a bucket never has more than a few blobs per
 //! level. See `docs/DATABASE.md`.
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::codec::{POSTING_BYTES, Posting, postings, postings_with_hash};
-use super::database::Layout;
-use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket, tree_bucket};
-use super::tree::{Rows, TreeRow, merge_blobs};
+use crate::derived::tree::{Rows, TreeRow, merge_blobs};
+use crate::storage::codec::{POSTING_BYTES, Posting, postings, postings_with_hash};
+use crate::storage::database::Layout;
+use crate::storage::schema::{
+    BUCKET_BITS, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket, tree_bucket,
+};
 
 /// Segments of one level merged into one of the next level once there are this many.
 pub const MERGE_FANOUT: i64 = 8;
