@@ -9,7 +9,7 @@ use rusqlite::{Transaction, params};
 use kabir_rules::Position;
 use kabir_rules::variants::Registry;
 
-use crate::derived::index;
+use crate::derived::index::Segments;
 use crate::derived::name_index::{BatchNames, NameCache};
 use crate::derived::openings;
 use crate::derived::summary::{BatchSummary, Facts};
@@ -17,8 +17,9 @@ use crate::derived::tally::{self, Kind};
 use crate::derived::tree::merge_blobs;
 use crate::error::DbError;
 use crate::read::query::count;
-use crate::storage::codec::{self, ContentHasher, Posting};
+use crate::storage::codec::{self, ContentHasher, Posting, damaged};
 use crate::storage::database::Database;
+use crate::storage::merge;
 use crate::storage::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
 use crate::write::import::{prepare, write_index};
 use crate::write::record::{GameEnd, GameRecord, ROSTER};
@@ -246,10 +247,10 @@ fn rebuild_in(
         summary.write(tx).map_err(sql)?;
         batch_names.write(tx, &mut names).map_err(sql)?;
         for v in grown {
-            while index::merge_step(tx, v).map_err(sql)? {}
+            while merge::merge_step(tx, &Segments(v)).map_err(sql)? {}
         }
         for kind in [Kind::Names, Kind::Openings] {
-            while tally::merge_step(tx, kind).map_err(sql)? {}
+            while merge::merge_step(tx, &kind).map_err(sql)? {}
         }
         games += rows.len() as u64;
         progress(games, total);
@@ -429,7 +430,7 @@ fn digest(conn: &rusqlite::Connection, beyond: bool) -> rusqlite::Result<u64> {
         |(h, entries, rows), (v, b)| {
             let mut blob = Vec::new();
             merge_blobs(rows, &mut blob)
-                .ok_or_else(|| tally::damaged("an opening tree row does not decode"))?;
+                .ok_or_else(|| damaged("an opening tree row does not decode"))?;
             rows.clear();
             // A bucket with entries beyond the tree only has rows from version 5 on, and
             // none before: the same data.
@@ -452,7 +453,7 @@ fn digest(conn: &rusqlite::Connection, beyond: bool) -> rusqlite::Result<u64> {
     let mut names: BTreeMap<(i64, String), Vec<u32>> = BTreeMap::new();
     for (part, blob) in tally::all(conn, Kind::Names)? {
         let rows = tally::decode_names(&blob)
-            .ok_or_else(|| tally::damaged("a tally of names does not decode"))?;
+            .ok_or_else(|| damaged("a tally of names does not decode"))?;
         for (id, games) in rows {
             let text = texts.get(&(id as i64)).cloned().unwrap_or_default();
             names.entry((part >> 8, text)).or_default().extend(games);
@@ -473,7 +474,7 @@ fn digest(conn: &rusqlite::Connection, beyond: bool) -> rusqlite::Result<u64> {
         let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
         let mut blob = Vec::new();
         tally::merge_openings_with(&blobs, |r| r.write(&mut blob))
-            .ok_or_else(|| tally::damaged("a tally of openings does not decode"))?;
+            .ok_or_else(|| damaged("a tally of openings does not decode"))?;
         h.field(&variant.to_le_bytes());
         h.field(&blob);
     }

@@ -9,7 +9,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use kabir_rules::{Position, Variant};
 
-use crate::derived::index::{self, SegmentWriter};
+use crate::derived::index::{self, SegmentWriter, Segments};
 use crate::derived::name_index::{BatchNames, NameCache};
 use crate::derived::summary::BatchSummary;
 use crate::derived::tally::{self, Kind};
@@ -18,6 +18,7 @@ use crate::error::DbError;
 use crate::read::query::GameId;
 use crate::storage::codec::{GameFields, GameResult, MOVE_BYTES, move_at, to_sql};
 use crate::storage::database::{CACHE_KIB, Database, IMPORT_CACHE_KIB};
+use crate::storage::merge;
 use crate::storage::schema::{
     BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, buckets_of_tree_bucket, tree_bucket,
 };
@@ -873,11 +874,11 @@ impl Importer<'_> {
         self.committed += 1;
         if self.merge_tiers {
             for v in &grown {
-                index::merge_tiers(&mut db.conn, *v).map_err(|e| db.err(e))?;
+                merge::merge_tiers(&mut db.conn, &Segments(*v)).map_err(|e| db.err(e))?;
             }
             if stats.imported > 0 {
                 for kind in [Kind::Names, Kind::Openings] {
-                    tally::merge_tiers(&mut db.conn, kind).map_err(|e| db.err(e))?;
+                    merge::merge_tiers(&mut db.conn, &kind).map_err(|e| db.err(e))?;
                 }
             }
         }
