@@ -9,19 +9,18 @@ use rusqlite::{Transaction, params};
 use kabir_rules::Position;
 use kabir_rules::variants::Registry;
 
-use crate::derived::index::Segments;
-use crate::derived::name_index::{BatchNames, NameCache};
+use crate::derived::name_index::NameCache;
 use crate::derived::openings;
-use crate::derived::summary::{BatchSummary, Facts};
+use crate::derived::summary::Facts;
 use crate::derived::tally::{self, Kind};
 use crate::derived::tree::merge_blobs;
 use crate::error::DbError;
 use crate::read::query::count;
 use crate::storage::codec::{self, ContentHasher, Posting, damaged};
 use crate::storage::database::Database;
-use crate::storage::merge;
 use crate::storage::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
-use crate::write::import::{prepare, write_index};
+use crate::write::batch::DerivedBatch;
+use crate::write::import::prepare;
 use crate::write::record::{GameEnd, GameRecord, ROSTER};
 
 /// Games rebuilt per step (as a batch of an import).
@@ -214,16 +213,13 @@ fn rebuild_in(
                     .unwrap_or(0)
             })
             .collect();
-        let (n, grown) = write_index(tx, &prepared, &ids, &variant_ids).map_err(sql)?;
-        positions += n;
-        let mut summary = BatchSummary::default();
-        let mut batch_names = BatchNames::default();
+        let mut batch = DerivedBatch::default();
         let no_promotions = Vec::new();
         for (i, r) in rows.iter().enumerate() {
             let Some(d) = prepared.derived(i) else {
                 continue;
             };
-            summary.add(&Facts {
+            let facts = Facts {
                 variant: r.variant,
                 result: &r.result,
                 end: GameEnd::parse(&r.end).unwrap_or(GameEnd::Other),
@@ -233,9 +229,10 @@ fn rebuild_in(
                 promotions: promotions.get(&r.id).unwrap_or(&no_promotions),
                 standard_start: d.standard_start,
                 moves_blob: &d.moves_blob,
-            });
-            batch_names.add(
+            };
+            batch.add(
                 r.id,
+                &facts,
                 [
                     r.roster[4].as_deref(),
                     r.roster[5].as_deref(),
@@ -244,14 +241,11 @@ fn rebuild_in(
                 ],
             );
         }
-        summary.write(tx).map_err(sql)?;
-        batch_names.write(tx, &mut names).map_err(sql)?;
-        for v in grown {
-            while merge::merge_step(tx, &Segments(v)).map_err(sql)? {}
-        }
-        for kind in [Kind::Names, Kind::Openings] {
-            while merge::merge_step(tx, &kind).map_err(sql)? {}
-        }
+        let written = batch
+            .write(tx, &prepared, &ids, &variant_ids, &mut names)
+            .map_err(sql)?;
+        positions += written.positions;
+        written.merge_in(tx).map_err(sql)?;
         games += rows.len() as u64;
         progress(games, total);
     }

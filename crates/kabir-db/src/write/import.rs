@@ -9,19 +9,16 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use kabir_rules::{Position, Variant};
 
-use crate::derived::index::{self, SegmentWriter, Segments};
-use crate::derived::name_index::{BatchNames, NameCache};
-use crate::derived::summary::BatchSummary;
+use crate::derived::index;
+use crate::derived::name_index::NameCache;
 use crate::derived::tally::{self, Kind};
-use crate::derived::tree::{GameTree, TreeRow, check_key};
+use crate::derived::tree::{GameTree, check_key};
 use crate::error::DbError;
 use crate::read::query::GameId;
-use crate::storage::codec::{GameFields, GameResult, MOVE_BYTES, move_at, to_sql};
+use crate::storage::codec::{MOVE_BYTES, move_at, to_sql};
 use crate::storage::database::{CACHE_KIB, Database, IMPORT_CACHE_KIB};
-use crate::storage::merge;
-use crate::storage::schema::{
-    BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, buckets_of_tree_bucket, tree_bucket,
-};
+use crate::storage::schema::{BUCKET_BITS, TREE_BUCKET_BITS, TREE_PLIES, bucket, tree_bucket};
+use crate::write::batch::{DerivedBatch, Written};
 use crate::write::record::{self, Derived, GameRecord, RecordError};
 
 /// A record that was not stored, by its place in the batch.
@@ -162,7 +159,7 @@ const ENTRY_BATCH_BYTES: usize = size_of::<Entry>() * 3 / 2;
 /// bits of their hashes (at least 8, the tree buckets'), which the entry leaves to its group
 /// to make room for the move.
 #[derive(Debug, Clone, Copy, Default)]
-struct Entry {
+pub(super) struct Entry {
     /// The hash without its top 8 bits, above the move's last byte.
     low: u64,
     /// The batch-local game (bits 0-31), the ply (32-47) and the move's first two bytes.
@@ -192,22 +189,22 @@ impl Entry {
 
     /// The hash, for an entry of a group whose hashes' top `bits` bits are `top`.
     #[inline]
-    fn hash(&self, top: u64, bits: u32) -> u64 {
+    pub(super) fn hash(&self, top: u64, bits: u32) -> u64 {
         (top << (64 - bits)) | (self.key() & (u64::MAX >> bits))
     }
 
     #[inline]
-    fn game(&self) -> u32 {
+    pub(super) fn game(&self) -> u32 {
         self.rest as u32
     }
 
     #[inline]
-    fn ply(&self) -> u16 {
+    pub(super) fn ply(&self) -> u16 {
         (self.rest >> 32) as u16
     }
 
     #[inline]
-    fn mv(&self) -> [u8; MOVE_BYTES] {
+    pub(super) fn mv(&self) -> [u8; MOVE_BYTES] {
         let [a, b] = ((self.rest >> 48) as u16).to_le_bytes();
         [a, b, self.low as u8]
     }
@@ -215,15 +212,15 @@ impl Entry {
 
 /// A game's first visit of a position before the tree's last ply, while a batch is sorted.
 #[derive(Debug, Clone, Copy, Default)]
-struct Visit {
-    hash: u64,
-    check: u64,
-    game: u32,
-    mv: [u8; 3],
+pub(super) struct Visit {
+    pub hash: u64,
+    pub check: u64,
+    pub game: u32,
+    pub mv: [u8; 3],
 }
 
 /// Items cut into groups by a counting sort: group `g` is `items[offsets[g]..offsets[g + 1]]`.
-struct Groups<T> {
+pub(super) struct Groups<T> {
     items: Vec<T>,
     offsets: Vec<usize>,
 }
@@ -321,7 +318,7 @@ impl<T: Copy + Send> Groups<T> {
             .for_each(|s| s.sort_unstable_by_key(|x| key(x)));
     }
 
-    fn group(&self, g: usize) -> &[T] {
+    pub(super) fn group(&self, g: usize) -> &[T] {
         match (self.offsets.get(g), self.offsets.get(g + 1)) {
             (Some(&a), Some(&b)) => self.items.get(a..b).unwrap_or(&[]),
             _ => &[],
@@ -448,21 +445,21 @@ fn insertion_sort_into(from: &[Entry], to: &mut [Entry]) {
 
 /// A batch after derivation: ready for the writer.
 pub(crate) struct Prepared {
-    games: Vec<Result<Derived, RecordError>>,
+    pub(super) games: Vec<Result<Derived, RecordError>>,
     /// Entries of the position index proper, for the positions beyond the opening tree (hash,
     /// batch-local game number, ply, move; the rest of each posting comes from the game when
     /// it is written), grouped by (variant number, bucket): group `g` is variant
     /// `g >> BUCKET_BITS`, bucket `g & (buckets - 1)`. Sorted by (hash, game, ply) within each
     /// group.
-    entries: Groups<Entry>,
+    pub(super) entries: Groups<Entry>,
     /// The entries of the positions the tree covers, grouped by (variant number, tree
     /// bucket) and sorted the same way.
-    covered: Groups<Entry>,
+    pub(super) covered: Groups<Entry>,
     /// The games' first visits before the tree's last ply, grouped by (variant number, tree
     /// bucket) and sorted by (hash, check key, move, game): the tree's rows in order.
-    visits: Groups<Visit>,
+    pub(super) visits: Groups<Visit>,
     /// The variants of the batch, numbered in order of appearance.
-    variants: Vec<Arc<Variant>>,
+    pub(super) variants: Vec<Arc<Variant>>,
 }
 
 impl Prepared {
@@ -866,21 +863,14 @@ impl Importer<'_> {
         spare(std::mem::take(&mut prepared.entries.items));
         drop(prepared);
         // The transaction is over (rolled back on an error) before the error is read.
-        let (stats, grown, found) = written.map_err(|e| match e {
+        let (stats, mut written) = written.map_err(|e| match e {
             WriteError::Sql(e) => db.err(e),
             WriteError::TooManyGames => DbError::TooManyGames,
         })?;
-        self.names.commit(found);
+        self.names.commit(std::mem::take(&mut written.names));
         self.committed += 1;
         if self.merge_tiers {
-            for v in &grown {
-                merge::merge_tiers(&mut db.conn, &Segments(*v)).map_err(|e| db.err(e))?;
-            }
-            if stats.imported > 0 {
-                for kind in [Kind::Names, Kind::Openings] {
-                    merge::merge_tiers(&mut db.conn, &kind).map_err(|e| db.err(e))?;
-                }
-            }
+            written.merge_tiers(&mut db.conn).map_err(|e| db.err(e))?;
         }
         Ok(stats)
     }
@@ -1015,17 +1005,13 @@ fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, W
     Ok(id)
 }
 
-/// What a batch's transaction did: its stats, the variants whose index grew and the names
-/// looked up (for the importer's cache once committed).
-type Written = (BatchStats, Vec<i64>, Vec<(String, i64)>);
-
 /// The batch's rows, inside the caller's transaction.
 fn write_batch(
     tx: &Transaction<'_>,
     prepared: &Prepared,
     rule: DuplicateRule,
     names: &mut NameCache,
-) -> Result<Written, WriteError> {
+) -> Result<(BatchStats, Written), WriteError> {
     let mut stats = BatchStats::default();
     let variant_ids: Vec<i64> = prepared
         .variants
@@ -1078,130 +1064,14 @@ fn write_batch(
         *games_per_variant.entry(v).or_default() += 1;
         stats.imported += 1;
     }
-    let (positions, grown) = write_index(tx, prepared, &ids, &variant_ids)?;
-    stats.positions = positions;
-    let mut summary = BatchSummary::default();
-    let mut batch_names = BatchNames::default();
+    let mut batch = DerivedBatch::default();
     for (g, id) in prepared.games.iter().zip(&ids) {
         let (Ok(d), Some(id)) = (g, id) else { continue };
-        summary.add(&d.facts(variant_of(d)));
-        batch_names.add(*id, d.names());
+        batch.add(*id, &d.facts(variant_of(d)), d.names());
     }
-    summary.write(tx)?;
-    let found = batch_names.write(tx, names)?;
-    Ok((stats, grown, found))
-}
-
-/// Writes a stored batch's part of the position index and of the opening tree: one segment
-/// per variant, with `ids[i]` the id of the batch's game `i` (`None`: not stored). Returns
-/// the entries written and the variants whose index grew.
-pub(crate) fn write_index(
-    tx: &Transaction<'_>,
-    prepared: &Prepared,
-    ids: &[Option<u32>],
-    variant_ids: &[i64],
-) -> rusqlite::Result<(u64, Vec<i64>)> {
-    // Groups come in (variant number, bucket) order, entries of a group in (hash, local game,
-    // ply) order, tree visits in (hash, check key, move, local game) order. Ids grow with the
-    // local number, so the orders hold with ids in place.
-    let mut grown = Vec::new();
-    let mut positions = 0;
-    let buckets = 1usize << BUCKET_BITS;
-    let tree_buckets = 1usize << TREE_BUCKET_BITS;
-    // Each bucket's entries are encoded into one blob in a tight loop: what they hold of their
-    // game (stored games only) is made once per game.
-    let fields: Vec<Option<GameFields>> = prepared
-        .games
-        .iter()
-        .zip(ids)
-        .map(|(g, id)| match (g, id) {
-            (Ok(d), Some(id)) => Some(GameFields::new(*id, d.result, d.standard_start, d.plies)),
-            _ => None,
-        })
-        .collect();
-    let tree_fields: Vec<Option<(u32, GameResult, u16)>> = prepared
-        .games
-        .iter()
-        .zip(ids)
-        .map(|(g, id)| match (g, id) {
-            (Ok(d), Some(id)) => Some((*id, d.result, d.plies)),
-            _ => None,
-        })
-        .collect();
-    let mut blob = Vec::new();
-    let mut beyond = Vec::new();
-    let mut rows = Vec::new();
-    for (vn, variant) in variant_ids.iter().enumerate() {
-        let stored = prepared
-            .games
-            .iter()
-            .zip(ids)
-            .filter_map(|(g, id)| match (g, id) {
-                (Ok(d), Some(id)) if d.variant.id() == prepared.variants[vn].id() => Some(*id),
-                _ => None,
-            });
-        let (mut games, mut first, mut last) = (0u64, u32::MAX, 0u32);
-        for id in stored {
-            games += 1;
-            first = first.min(id);
-            last = last.max(id);
-        }
-        if games == 0 {
-            continue;
-        }
-        let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
-        for b in 0..tree_buckets {
-            rows.clear();
-            let mut row: Option<TreeRow> = None;
-            for v in prepared.visits.group(vn * tree_buckets + b) {
-                let Some(Some((id, result, plies))) = tree_fields.get(v.game as usize) else {
-                    continue;
-                };
-                match &mut row {
-                    Some(r) if r.key() == (v.hash, v.check, v.mv) => {
-                        r.push_game(*id, *result, *plies);
-                    }
-                    _ => {
-                        if let Some(r) = row.take() {
-                            r.write(&mut rows);
-                        }
-                        row = Some(TreeRow::of_game(
-                            v.hash, v.check, v.mv, *id, *result, *plies,
-                        ));
-                    }
-                }
-            }
-            if let Some(r) = row {
-                r.write(&mut rows);
-            }
-            blob.clear();
-            let mut count = 0;
-            for e in prepared.covered.group(vn * tree_buckets + b) {
-                if let Some(Some(game)) = fields.get(e.game() as usize) {
-                    let hash = e.hash(b as u64, TREE_BUCKET_BITS);
-                    blob.extend_from_slice(&game.entry(hash, e.ply(), e.mv()));
-                    count += 1;
-                }
-            }
-            // The index's finer buckets of this tree bucket, in order: their entries are
-            // in hash order together.
-            beyond.clear();
-            for fb in buckets_of_tree_bucket(b as i64) {
-                for e in prepared.entries.group(vn * buckets + fb as usize) {
-                    if let Some(Some(game)) = fields.get(e.game() as usize) {
-                        let hash = e.hash(fb as u64, BUCKET_BITS);
-                        beyond.extend_from_slice(&game.entry(hash, e.ply(), e.mv()));
-                        count += 1;
-                    }
-                }
-            }
-            writer.push_tree_bucket(tx, b as i64, &rows, &blob, &beyond, count)?;
-        }
-        positions += writer.postings;
-        writer.finish(tx, Some((first, last)))?;
-        grown.push(*variant);
-    }
-    Ok((positions, grown))
+    let written = batch.write(tx, prepared, &ids, &variant_ids, names)?;
+    stats.positions = written.positions;
+    Ok((stats, written))
 }
 
 /// Looks up the id of the variant named `name`, if the database has it.
