@@ -36,8 +36,9 @@ pub use storage::schema::{
     APPLICATION_ID, BUCKET_BITS, READABLE_FROM as SCHEMA_READABLE_FROM, TREE_BUCKET_BITS,
     TREE_EXAMPLES, TREE_PLIES, VERSION as SCHEMA_VERSION,
 };
-pub use write::import::{BatchStats, Duplicate, DuplicateRule, Importer, ReadyGame, Rejected};
+pub use write::import::{BatchStats, Duplicate, DuplicateRule, Importer, Rejected};
 pub use write::pipeline::{
     ImportEvents, ImportOptions, ImportStopped, ImportSummary, NotStored, Origin,
 };
+pub use write::prepare::ReadyGame;
 pub use write::record::{GameEnd, GameRecord, RecordError, Replayed, SpecialMoves};

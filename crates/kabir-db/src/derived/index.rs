@@ -20,11 +20,11 @@ use crate::storage::schema::{
 /// Segments of one level merged into one of the next level once there are this many.
 pub const MERGE_FANOUT: i64 = 8;
 
-/// Segments with at least this many entries are left alone by [`merge_tiers`](merge::merge_tiers): a lookup costs
-/// one seek and one binary search per segment, so a few large segments cost little, while
-/// merging them would rewrite much of the index. [`merge_all`] merges them too. A batch of
-/// the default size (about a million positions: its tree rows of about 21 KB fit three to a
-/// 64 KiB page) is above it.
+/// Segments with at least this many entries are left alone by tier merges
+/// ([`merge_tiers`](merge::merge_tiers)): a lookup costs one seek and one binary search per
+/// segment, so a few large segments cost little, while merging them would rewrite much of
+/// the index. [`merge_all`] merges them too. A batch of the default size (about a million
+/// positions: its tree rows of about 21 KB fit three to a 64 KiB page) is above it.
 pub const MERGE_LIMIT: i64 = 1 << 19;
 
 /// Writes one segment, tree bucket by tree bucket.

@@ -20,7 +20,7 @@ use crate::storage::codec::{self, ContentHasher, Posting, damaged};
 use crate::storage::database::Database;
 use crate::storage::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
 use crate::write::batch::DerivedBatch;
-use crate::write::import::prepare;
+use crate::write::prepare::prepare;
 use crate::write::record::{GameEnd, GameRecord, ROSTER};
 
 /// Games rebuilt per step (as a batch of an import).

@@ -12,7 +12,7 @@ use crate::derived::tree::TreeRow;
 use crate::storage::codec::{GameFields, GameResult};
 use crate::storage::merge;
 use crate::storage::schema::{BUCKET_BITS, TREE_BUCKET_BITS, buckets_of_tree_bucket};
-use crate::write::import::Prepared;
+use crate::write::prepare::Prepared;
 
 /// The summaries' and the name index's part of a batch, gathered game by game.
 #[derive(Debug, Default)]

@@ -4,4 +4,5 @@
 pub(crate) mod batch;
 pub(crate) mod import;
 pub(crate) mod pipeline;
+pub(crate) mod prepare;
 pub(crate) mod record;

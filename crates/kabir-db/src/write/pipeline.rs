@@ -11,7 +11,8 @@ use kabir_notation::replay::parallel::{ReplayOptions, replay_games};
 use kabir_rules::variants::Registry;
 
 use crate::error::DbError;
-use crate::write::import::{BatchStats, Importer, ReadyGame};
+use crate::write::import::{BatchStats, Importer};
+use crate::write::prepare::ReadyGame;
 use crate::write::record::{GameRecord, RecordError};
 
 /// How [`Importer::import_inputs`] cuts batches and replays games.
