@@ -2,10 +2,10 @@
 //!
 //! Each imported batch adds one *segment* per variant. A segment stores its entries (see
 //! [`Posting`]) sorted by (hash, game, ply), cut into one blob per hash bucket (the top
-//! [`BUCKET_BITS`](crate::storage::schema::BUCKET_BITS) bits of the hash). Finding a hash reads the
-//! bucket's blob of every segment and binary-searches each. Segments are merged in tiers
-//! (like a log-structured merge tree) so that a bucket never has more than a few blobs per
-//! level. See `docs/DATABASE.md`.
+//! [`BUCKET_BITS`] bits of the hash). Finding a hash reads the bucket's blob of every segment
+//! and binary-searches each. Segments are merged in tiers (like a log-structured merge tree,
+//! see `storage::merge`) so that a bucket never has more than a few blobs per level. See
+//! `docs/DATABASE.md`.
 
 use rusqlite::{OptionalExtension, Transaction, params};
 

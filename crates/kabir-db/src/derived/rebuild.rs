@@ -355,7 +355,7 @@ fn by_bucket<S>(
 }
 
 /// Hashes the position index proper (its entries beyond the opening tree) by variant and
-/// bucket of [`BUCKET_BITS`], whatever rows hold them: `posting` rows (segments written
+/// bucket of [`BUCKET_BITS`](crate::BUCKET_BITS), whatever rows hold them: `posting` rows (segments written
 /// before version 5) or the `beyond` blobs of tree rows (with `beyond`, a file of version 5).
 fn index_digest(
     conn: &rusqlite::Connection,

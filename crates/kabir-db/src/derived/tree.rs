@@ -1,8 +1,8 @@
-//! The opening tree: for each position that games first reach before ply
-//! [`TREE_PLIES`](crate::storage::schema::TREE_PLIES) and each move played from it there,
-//! the games that played it, their results, their total length and the lowest of their ids.
-//! The explorer adds these up instead of reading every game's index entry; what lies beyond
-//! the tree it finds in the position index (see `docs/DATABASE.md`).
+//! The opening tree: for each position that games first reach before ply [`TREE_PLIES`] and
+//! each move played from it there, the games that played it, their results, their total
+//! length and the lowest of their ids. The explorer adds these up instead of reading every
+//! game's index entry; what lies beyond the tree it finds in the position index (see
+//! `docs/DATABASE.md`).
 //!
 //! A tree row is keyed by the position's Zobrist hash, a second 64-bit key of the position
 //! ([`check_key`]) and the move, so that two positions with the same hash never share a row.
