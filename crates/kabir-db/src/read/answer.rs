@@ -31,14 +31,14 @@ pub const EXPLORER_COUNTING: &str = "games that reached the position by any move
 /// are written as they are serialized, so a large tree is never held twice.
 ///
 /// ```
-/// use kabir::db::{Database, ExploreAnswer};
-/// use kabir::rules::Position;
+/// use kabir_db::{Database, ExploreAnswer};
+/// use kabir_rules::Position;
 ///
 /// # let dir = tempfile::tempdir()?;
 /// # let path = dir.path().join("games.db");
 /// // An empty database: no game reached the position.
 /// let db = Database::create_or_open(&path)?;
-/// let tamerlane = kabir::variants::builtin("tamerlane")?;
+/// let tamerlane = kabir_rules::variants::builtin("tamerlane")?;
 /// let start = Position::start(&tamerlane);
 /// let explorer = db.explore(&start, 3)?;
 /// let json = serde_json::to_value(ExploreAnswer::new(&start, &explorer))?;

@@ -28,18 +28,18 @@ const READ_MMAP_BYTES: i64 = 1 << 40;
 /// ([`search`](Database::search)), statistics ([`report`](Database::report)).
 ///
 /// ```
-/// use kabir::db::{Database, GameRecord};
-/// use kabir::generate::{Options, random_game};
-/// use kabir::rules::Position;
+/// use kabir_db::{Database, GameRecord};
+/// use kabir_rules::generate::{Options, random_game};
+/// use kabir_rules::Position;
 ///
-/// let shatranj = kabir::variants::builtin("shatranj")?;
+/// let shatranj = kabir_rules::variants::builtin("shatranj")?;
 /// let options = Options { max_plies: 40, ..Options::default() };
 /// let records: Vec<GameRecord> = (0..10)
 ///     .map(|i| {
 ///         let game = random_game(&shatranj, 7, i, &options);
 ///         let result = game.status().outcome().map_or("*", |o| o.as_pgn()).to_string();
 ///         let tags = vec![("Round".into(), i.to_string()), ("Result".into(), result.clone())];
-///         let text = kabir::notation::write_game(&game, &tags);
+///         let text = kabir_notation::write_game(&game, &tags);
 ///         GameRecord::from_game(shatranj.clone(), &game, tags, result, text)
 ///     })
 ///     .collect();
