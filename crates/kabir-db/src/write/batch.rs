@@ -1,6 +1,7 @@
 //! The batch writer: everything derived from a batch of stored games, written in the
 //! caller's transaction, the same way whether the games were just imported or are read back
-//! by a rebuild. Both must leave the same file for the same games, so there is one writer.
+//! by a rebuild: a rebuild must derive what the imports did (its digest checks that), so
+//! both go through this one writer.
 
 use rusqlite::Transaction;
 
