@@ -74,7 +74,7 @@ fn kill_during_import() {
     let mut last = 0;
     for round in 0..3u64 {
         let mut child = Command::new(&exe)
-            .args(["child_import", "--exact", "--test-threads=1"])
+            .args(["db_crash::child_import", "--exact", "--test-threads=1"])
             .env(CHILD_ENV, &path)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
