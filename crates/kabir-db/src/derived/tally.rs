@@ -6,10 +6,10 @@
 
 use rusqlite::{Connection, Transaction, params};
 
-use super::codec::MOVE_BYTES;
-use super::merge::merge_sorted;
-use super::schema::OPENING_PLIES;
-use super::tree::{get_varint, put_varint};
+use crate::derived::tree::{get_varint, put_varint};
+use crate::storage::codec::{MOVE_BYTES, damaged};
+use crate::storage::merge::{self, Run, Tiered, merge_sorted};
+use crate::storage::schema::OPENING_PLIES;
 
 /// A kind of tally (the `tally.kind` column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,9 +19,6 @@ pub(crate) enum Kind {
     /// The games of each opening: part = the variant's id.
     Openings = 2,
 }
-
-/// Tallies of one level merged into one of the next level once there are this many.
-const FANOUT: i64 = 8;
 
 /// Stores a batch's tally: its parts, each a blob of rows.
 pub(crate) fn insert(
@@ -66,89 +63,59 @@ pub(crate) fn all(conn: &Connection, kind: Kind) -> rusqlite::Result<Vec<(i64, V
     .collect()
 }
 
-/// Merges full tiers of tallies of `kind`: while some level has [`FANOUT`] tallies, the
-/// oldest become one of the next level. Each merge is its own transaction.
-pub(crate) fn merge_tiers(conn: &mut Connection, kind: Kind) -> rusqlite::Result<()> {
-    loop {
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        if !merge_step(&tx, kind)? {
-            return tx.commit();
-        }
-        tx.commit()?;
-    }
-}
+/// The tallies of one kind are kept in tiers, every level merged (they are small).
+impl Tiered for Kind {
+    const TABLE: &'static str = "tally";
+    const OWNER: &'static str = "kind";
+    const FANOUT: i64 = 8;
 
-/// One merge of a full tier, if there is one, or else for openings one consolidation that is
-/// due; returns whether there was.
-pub(crate) fn merge_step(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<bool> {
-    let full: Option<i64> = tx
-        .query_row(
-            "SELECT level FROM tally WHERE kind = ?1 GROUP BY level HAVING count(*) >= ?2
-             ORDER BY level LIMIT 1",
-            params![kind as i64, FANOUT],
-            |r| r.get(0),
-        )
-        .map(Some)
-        .or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            e => Err(e),
-        })?;
-    let Some(level) = full else {
-        return match kind {
-            Kind::Openings => super::openings::consolidate_step(tx),
+    fn owner(&self) -> i64 {
+        *self as i64
+    }
+
+    fn merge(&self, tx: &Transaction<'_>, level: i64, runs: &[Run]) -> rusqlite::Result<()> {
+        merge(tx, *self, level, runs)
+    }
+
+    /// Openings: a consolidation that is due.
+    fn settle_step(&self, tx: &Transaction<'_>) -> rusqlite::Result<bool> {
+        match self {
+            Kind::Openings => crate::derived::openings::consolidate_step(tx),
             Kind::Names => Ok(false),
-        };
-    };
-    let ids: Vec<i64> = tx
-        .prepare("SELECT id FROM tally WHERE kind = ?1 AND level = ?2 ORDER BY id LIMIT ?3")?
-        .query_map(params![kind as i64, level, FANOUT], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    merge(tx, kind, level + 1, &ids)?;
-    Ok(true)
+        }
+    }
 }
 
 /// Merges every tally of `kind` into one (openings: into the consolidated ones).
 pub(crate) fn merge_all(tx: &Transaction<'_>, kind: Kind) -> rusqlite::Result<()> {
-    if kind == Kind::Openings {
-        return super::openings::consolidate_all(tx);
+    match kind {
+        Kind::Openings => crate::derived::openings::consolidate_all(tx),
+        Kind::Names => merge::merge_all(tx, &kind),
     }
-    let ids: Vec<(i64, i64)> = tx
-        .prepare("SELECT id, level FROM tally WHERE kind = ?1 ORDER BY id")?
-        .query_map(params![kind as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
-    if ids.len() > 1 {
-        let level = ids.iter().map(|t| t.1).max().unwrap_or(0) + 1;
-        let ids: Vec<i64> = ids.iter().map(|t| t.0).collect();
-        merge(tx, kind, level, &ids)?;
-    }
-    Ok(())
 }
 
-/// Replaces the tallies `ids` by one of `level`, part by part.
-fn merge(tx: &Transaction<'_>, kind: Kind, level: i64, ids: &[i64]) -> rusqlite::Result<()> {
+/// Replaces the tallies `runs` by one of `level`, part by part.
+fn merge(tx: &Transaction<'_>, kind: Kind, level: i64, runs: &[Run]) -> rusqlite::Result<()> {
+    let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
     let placeholders = vec!["?"; ids.len()].join(",");
-    let games: i64 = tx.query_row(
-        &format!("SELECT coalesce(sum(games), 0) FROM tally WHERE id IN ({placeholders})"),
-        rusqlite::params_from_iter(ids),
-        |r| r.get(0),
-    )?;
+    let games: i64 = runs.iter().map(|r| r.games).sum();
     let mut parts: std::collections::BTreeMap<i64, Vec<Vec<u8>>> = Default::default();
     {
         let mut stmt = tx.prepare(&format!(
             "SELECT part, rows FROM tally_part WHERE tally IN ({placeholders}) ORDER BY tally"
         ))?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(ids))?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(&ids))?;
         while let Some(r) = rows.next()? {
             parts.entry(r.get(0)?).or_default().push(r.get(1)?);
         }
     }
     tx.execute(
         &format!("DELETE FROM tally_part WHERE tally IN ({placeholders})"),
-        rusqlite::params_from_iter(ids),
+        rusqlite::params_from_iter(&ids),
     )?;
     tx.execute(
         &format!("DELETE FROM tally WHERE id IN ({placeholders})"),
-        rusqlite::params_from_iter(ids),
+        rusqlite::params_from_iter(&ids),
     )?;
     tx.prepare_cached("INSERT INTO tally (kind, level, games) VALUES (?1, ?2, ?3)")?
         .execute(params![kind as i64, level, games])?;
@@ -170,16 +137,8 @@ fn merge(tx: &Transaction<'_>, kind: Kind, level: i64, ids: &[i64]) -> rusqlite:
 /// `openings`), in a transaction of its own.
 pub(crate) fn settle(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    super::openings::settle(&tx)?;
+    crate::derived::openings::settle(&tx)?;
     tx.commit()
-}
-
-/// The error for derived data that cannot be read.
-pub(crate) fn damaged(what: &str) -> rusqlite::Error {
-    rusqlite::Error::SqliteFailure(
-        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
-        Some(what.to_string()),
-    )
 }
 
 /// A name's games in a names blob: rows sorted by name id, each the id's distance from the

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 
 use rusqlite::{Transaction, params};
 
-use super::codec::MOVE_BYTES;
-use super::record::GameEnd;
-use super::schema::OPENING_PLIES;
-use super::tally::{self, Kind, OpeningRow};
+use crate::derived::tally::{self, Kind, OpeningRow};
+use crate::storage::codec::MOVE_BYTES;
+use crate::storage::schema::OPENING_PLIES;
+use crate::write::record::GameEnd;
 
 /// What the summaries take from one stored game.
 pub(crate) struct Facts<'a> {

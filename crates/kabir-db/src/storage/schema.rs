@@ -7,8 +7,8 @@
 
 use rusqlite::{Transaction, params};
 
-use super::codec;
-use super::record::record_hash;
+use crate::storage::codec;
+use crate::write::record::record_hash;
 
 /// `PRAGMA application_id`: "KBIR".
 pub const APPLICATION_ID: i32 = 0x4b42_4952;
@@ -338,7 +338,7 @@ ALTER TABLE tree ADD COLUMN beyond BLOB;
 
 /// Consolidates the openings' tallies (part of the migration to version 4).
 fn consolidate_openings(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    super::openings::consolidate_all(tx)
+    crate::derived::openings::consolidate_all(tx)
 }
 
 /// Games whose record keys are computed per statement of the migration to version 2: bounds

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::tally::{self, Kind};
+use crate::derived::tally::{self, Kind};
 
 /// The tags indexed, by field number.
 pub(crate) const WHITE: usize = 0;

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::error::DbError;
-use super::schema::{self, APPLICATION_ID, DERIVED_CURRENT, READABLE_FROM, Step, VERSION};
+use crate::error::DbError;
+use crate::storage::schema::{self, APPLICATION_ID, DERIVED_CURRENT, READABLE_FROM, Step, VERSION};
 
 /// How long a writer waits for another writer's transaction before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);

@@ -5,11 +5,11 @@ use std::collections::HashMap;
 
 use kabir_rules::Position;
 
-use super::database::{Database, Layout};
-use super::error::DbError;
-use super::import::find_variant;
-use super::index;
-use super::query::{GameFilter, GameId, GameSummary, PositionHit};
+use crate::derived::index;
+use crate::error::DbError;
+use crate::read::query::{GameFilter, GameId, GameSummary, PositionHit};
+use crate::storage::database::{Database, Layout};
+use crate::write::import::find_variant;
 
 /// The order of a game list. Ties are broken by game id.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -10,9 +10,10 @@ use kabir_notation::replay::Replay;
 use kabir_notation::replay::parallel::{ReplayOptions, replay_games};
 use kabir_rules::variants::Registry;
 
-use super::error::DbError;
-use super::import::{BatchStats, Importer, ReadyGame};
-use super::record::{GameRecord, RecordError};
+use crate::error::DbError;
+use crate::write::import::{BatchStats, Importer};
+use crate::write::prepare::ReadyGame;
+use crate::write::record::{GameRecord, RecordError};
 
 /// How [`Importer::import_inputs`] cuts batches and replays games.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,9 +11,11 @@ use kabir_notation::{check_mark, san_into};
 use kabir_rules::variants::Registry;
 use kabir_rules::{Move, Position};
 
-use super::answer::GameAnswerError;
-use super::query::StoredGame;
-use super::record::{self, GameEnd, GameRecord, ROSTER, RecordError, SpecialMoves, well_formed};
+use crate::read::answer::GameAnswerError;
+use crate::read::query::StoredGame;
+use crate::write::record::{
+    self, GameEnd, GameRecord, ROSTER, RecordError, SpecialMoves, well_formed,
+};
 
 /// A move of an exported game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

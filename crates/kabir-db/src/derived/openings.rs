@@ -27,9 +27,9 @@ use std::collections::BinaryHeap;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::codec::MOVE_BYTES;
-use super::schema::{OPENING_PLIES, RANKED_OPENINGS_FROM};
-use super::tally::{self, Kind, OpeningRow, Openings, damaged};
+use crate::derived::tally::{self, Kind, OpeningRow, Openings};
+use crate::storage::codec::{MOVE_BYTES, damaged};
+use crate::storage::schema::{OPENING_PLIES, RANKED_OPENINGS_FROM};
 
 /// Bytes of a chunk of list 0. A chunk holds about 1,700 lines and fits a page of 64 KiB.
 const CHUNK_BYTES: usize = 32 * 1024;
@@ -871,7 +871,7 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
-    use crate::schema::{MIGRATIONS, Step, VERSION};
+    use crate::storage::schema::{MIGRATIONS, Step, VERSION};
 
     fn database() -> Connection {
         let mut conn = Connection::open_in_memory().unwrap();
@@ -969,7 +969,7 @@ mod tests {
             match rng.random_range(0..4) {
                 0 => consolidate_all_in(&tx, chunk_bytes).unwrap(),
                 1 => consolidate(&tx, rng.random_range(1..=2), chunk_bytes).unwrap(),
-                2 => while tally::merge_step(&tx, Kind::Openings).unwrap() {},
+                2 => while crate::storage::merge::merge_step(&tx, &Kind::Openings).unwrap() {},
                 _ => {}
             }
             tx.commit().unwrap();

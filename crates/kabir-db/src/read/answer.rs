@@ -1,7 +1,7 @@
 //! The answers of the query commands as JSON objects: what `kabir explore`, `kabir search` and
 //! `kabir show` print with `--format json`, and what `kabir serve`'s API sends. One
 //! implementation for both, so that they cannot drift apart. The fields are described in
-//! `docs/QUERIES.md`; statistics need no type here, as [`Report`](super::Report) is its own
+//! `docs/QUERIES.md`; statistics need no type here, as [`Report`](crate::Report) is its own
 //! JSON form.
 
 use std::collections::BTreeMap;
@@ -14,9 +14,11 @@ use kabir_notation::tree::{self, Line};
 use kabir_rules::variants::Registry;
 use kabir_rules::{Move, MoveKind, Position, Status, Termination};
 
-use super::names::special_name;
-use super::query::{Explorer, ExplorerMove, ExplorerTree, GameId, Special, StoredGame, Truncation};
-use super::search::{SearchHit, SearchPage};
+use crate::derived::names::special_name;
+use crate::read::query::{
+    Explorer, ExplorerMove, ExplorerTree, GameId, Special, StoredGame, Truncation,
+};
+use crate::read::search::{SearchHit, SearchPage};
 
 /// What the explorer counts, said with every answer.
 pub const EXPLORER_COUNTING: &str = "games that reached the position by any move order \
@@ -114,7 +116,7 @@ fn node_entries<M: SerializeMap>(
 ) -> Result<(), M::Error> {
     st.serialize_entry("fen", &pos.to_fen())?;
     // The position's hash as the database and the Parquet export store it (signed 64 bits).
-    st.serialize_entry("hash", &super::codec::to_sql(pos.hash()))?;
+    st.serialize_entry("hash", &crate::storage::codec::to_sql(pos.hash()))?;
     st.serialize_entry("games", &ex.games)?;
     st.serialize_entry("results", &ex.results)?;
     st.serialize_entry("ended_here", &ex.ended_here)?;
@@ -290,9 +292,9 @@ pub struct SpecialSummary {
 }
 
 impl SpecialSummary {
-    /// Each kind of special move, in words with its count (see [`SpecialMoves::phrases`](super::SpecialMoves::phrases)).
+    /// Each kind of special move, in words with its count (see [`SpecialMoves::phrases`](crate::SpecialMoves::phrases)).
     pub fn phrases(&self) -> Vec<String> {
-        super::record::special_phrases([
+        crate::write::record::special_phrases([
             self.swaps,
             self.lifts,
             self.relocations,

@@ -9,15 +9,15 @@ use rusqlite::{OptionalExtension, params};
 
 use kabir_rules::{Color, Move, Position};
 
-use super::answer::GameAnswerError;
-use super::codec::{self, GameResult, Posting};
-use super::database::{Database, Layout};
-use super::error::DbError;
-use super::import::find_variant;
-use super::index;
-use super::record::{GameEnd, SpecialMoves, well_formed};
-use super::schema::TREE_EXAMPLES;
-use super::tree::{self, TreeRow};
+use crate::derived::index;
+use crate::derived::tree::{self, TreeRow};
+use crate::error::DbError;
+use crate::read::answer::GameAnswerError;
+use crate::storage::codec::{self, GameResult, Posting};
+use crate::storage::database::{Database, Layout};
+use crate::storage::schema::TREE_EXAMPLES;
+use crate::write::import::find_variant;
+use crate::write::record::{GameEnd, SpecialMoves, well_formed};
 
 /// A game's number in the database.
 pub type GameId = u32;
@@ -447,7 +447,7 @@ fn intersect(a: &[GameId], b: &[GameId]) -> Vec<GameId> {
 
 /// A count column or aggregate as a `u64`: NULL (the `sum` of no rows) and negative values,
 /// which no count can be, read as 0.
-pub(super) fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
+pub(crate) fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
     r.get::<_, Option<i64>>(i)
         .map(|n| n.unwrap_or(0).max(0) as u64)
 }
@@ -702,7 +702,7 @@ impl Database {
             .into_values()
             .map(|(mut e, total)| {
                 e.average_plies = total as f64 / e.games.max(1) as f64;
-                e.share_pct = super::report::percent(e.games, continued);
+                e.share_pct = crate::read::report::percent(e.games, continued);
                 e.examples.sort_unstable();
                 e.examples.truncate(examples);
                 e
@@ -915,7 +915,7 @@ impl Database {
         filter: &GameFilter,
         layout: Layout,
     ) -> Result<Option<Vec<GameId>>, DbError> {
-        use super::name_index::{BLACK, EVENT, SITE, WHITE, games_named, matching_names};
+        use crate::derived::name_index::{BLACK, EVENT, SITE, WHITE, games_named, matching_names};
         if !layout.current {
             return Ok(None);
         }

@@ -4,8 +4,8 @@
 
 use kabir_rules::Variant;
 
-use super::query::Special;
-use super::record::GameEnd;
+use crate::read::query::Special;
+use crate::write::record::GameEnd;
 
 /// A query value that is not one of the accepted words; the message says what is accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -145,7 +145,7 @@ pub fn special_name(special: Special) -> &'static str {
         .map_or("swap", |(n, _)| n)
 }
 
-/// A promotion piece for [`GameFilter::promotion_to`](super::GameFilter): a piece kind's id
+/// A promotion piece for [`GameFilter::promotion_to`](crate::GameFilter): a piece kind's id
 /// (`vizir`) as given, or with a variant one of its letters (`V`, any case) turned into the
 /// kind's id.
 pub fn promotion_kind(variant: Option<&Variant>, text: &str) -> String {

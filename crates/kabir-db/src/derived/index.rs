@@ -2,26 +2,29 @@
 //!
 //! Each imported batch adds one *segment* per variant. A segment stores its entries (see
 //! [`Posting`]) sorted by (hash, game, ply), cut into one blob per hash bucket (the top
-//! [`BUCKET_BITS`](super::schema::BUCKET_BITS) bits of the hash). Finding a hash reads the
-//! bucket's blob of every segment and binary-searches each. Segments are merged in tiers
-//! (like a log-structured merge tree) so that a bucket never has more than a few blobs per
-//! level. See `docs/DATABASE.md`.
+//! [`BUCKET_BITS`] bits of the hash). Finding a hash reads the bucket's blob of every segment
+//! and binary-searches each. Segments are merged in tiers (like a log-structured merge tree,
+//! see `storage::merge`) so that a bucket never has more than a few blobs per level. See
+//! `docs/DATABASE.md`.
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::codec::{POSTING_BYTES, Posting, postings, postings_with_hash};
-use super::database::Layout;
-use super::schema::{BUCKET_BITS, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket, tree_bucket};
-use super::tree::{Rows, TreeRow, merge_blobs};
+use crate::derived::tree::{Rows, TreeRow, merge_blobs};
+use crate::storage::codec::{POSTING_BYTES, Posting, damaged, postings, postings_with_hash};
+use crate::storage::database::Layout;
+use crate::storage::merge::{self, Run, Tiered};
+use crate::storage::schema::{
+    BUCKET_BITS, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket, tree_bucket,
+};
 
 /// Segments of one level merged into one of the next level once there are this many.
 pub const MERGE_FANOUT: i64 = 8;
 
-/// Segments with at least this many entries are left alone by [`merge_tiers`]: a lookup costs
-/// one seek and one binary search per segment, so a few large segments cost little, while
-/// merging them would rewrite much of the index. [`merge_all`] merges them too. A batch of
-/// the default size (about a million positions: its tree rows of about 21 KB fit three to a
-/// 64 KiB page) is above it.
+/// Segments with at least this many entries are left alone by tier merges
+/// ([`merge_tiers`](merge::merge_tiers)): a lookup costs one seek and one binary search per
+/// segment, so a few large segments cost little, while merging them would rewrite much of
+/// the index. [`merge_all`] merges them too. A batch of the default size (about a million
+/// positions: its tree rows of about 21 KB fit three to a 64 KiB page) is above it.
 pub const MERGE_LIMIT: i64 = 1 << 19;
 
 /// Writes one segment, tree bucket by tree bucket.
@@ -404,77 +407,36 @@ fn beyond_in_place(
     Ok(())
 }
 
-/// Merges full tiers of `variant`'s small segments: while some level has [`MERGE_FANOUT`]
-/// segments of fewer than [`MERGE_LIMIT`] entries, the oldest become one segment of the next
-/// level. Each merge is its own transaction.
-/// Returns the number of merges made.
-pub(crate) fn merge_tiers(
-    conn: &mut rusqlite::Connection,
-    variant: i64,
-) -> rusqlite::Result<usize> {
-    let mut merges = 0;
-    loop {
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        if !merge_step(&tx, variant)? {
-            tx.commit()?;
-            return Ok(merges);
-        }
-        tx.commit()?;
-        merges += 1;
-    }
-}
+/// The segments of one variant, kept in tiers: while some level has [`MERGE_FANOUT`] segments
+/// of fewer than [`MERGE_LIMIT`] entries, the oldest become one segment of the next level.
+pub(crate) struct Segments(pub i64);
 
-/// One merge of a full tier of `variant`'s small segments, if there is one; returns whether
-/// there was.
-pub(crate) fn merge_step(tx: &Transaction<'_>, variant: i64) -> rusqlite::Result<bool> {
-    let full: Option<i64> = tx
-        .query_row(
-            "SELECT level FROM segment WHERE variant = ?1 AND postings < ?3 GROUP BY level
-             HAVING count(*) >= ?2 ORDER BY level LIMIT 1",
-            params![variant, MERGE_FANOUT, MERGE_LIMIT],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let Some(level) = full else {
-        return Ok(false);
-    };
-    let ids: Vec<(i64, i64)> = tx
-        .prepare(
-            "SELECT id, games FROM segment WHERE variant = ?1 AND level = ?2 AND postings < ?4
-             ORDER BY id LIMIT ?3",
-        )?
-        .query_map(params![variant, level, MERGE_FANOUT, MERGE_LIMIT], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?
-        .collect::<Result<_, _>>()?;
-    merge(tx, variant, level + 1, &ids)?;
-    Ok(true)
+impl Tiered for Segments {
+    const TABLE: &'static str = "segment";
+    const OWNER: &'static str = "variant";
+    const FANOUT: i64 = MERGE_FANOUT;
+    const LIMIT: Option<i64> = Some(MERGE_LIMIT);
+
+    fn owner(&self) -> i64 {
+        self.0
+    }
+
+    fn merge(&self, tx: &Transaction<'_>, level: i64, runs: &[Run]) -> rusqlite::Result<()> {
+        merge(tx, self.0, level, runs)
+    }
 }
 
 /// Merges every segment of `variant` into one.
 pub(crate) fn merge_all(conn: &mut rusqlite::Connection, variant: i64) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let ids: Vec<(i64, i64, i64)> = tx
-        .prepare("SELECT id, games, level FROM segment WHERE variant = ?1 ORDER BY id")?
-        .query_map(params![variant], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<Result<_, _>>()?;
-    if ids.len() > 1 {
-        let level = ids.iter().map(|s| s.2).max().unwrap_or(0) + 1;
-        let pairs: Vec<(i64, i64)> = ids.iter().map(|s| (s.0, s.1)).collect();
-        merge(&tx, variant, level, &pairs)?;
-    }
+    merge::merge_all(&tx, &Segments(variant))?;
     tx.commit()
 }
 
-/// Replaces the segments `ids` (id, games) by one segment of `level`, bucket by bucket: the
-/// position index's entries, and the opening tree's rows (added up) and entries.
-fn merge(
-    tx: &Transaction<'_>,
-    variant: i64,
-    level: i64,
-    ids: &[(i64, i64)],
-) -> rusqlite::Result<()> {
-    let games: i64 = ids.iter().map(|s| s.1).sum();
+/// Replaces the segments `ids` by one segment of `level`, bucket by bucket: the position
+/// index's entries, and the opening tree's rows (added up) and entries.
+fn merge(tx: &Transaction<'_>, variant: i64, level: i64, ids: &[Run]) -> rusqlite::Result<()> {
+    let games: i64 = ids.iter().map(|s| s.games).sum();
     let placeholders = vec!["?"; ids.len()].join(",");
     let range: (Option<u32>, Option<u32>, i64) = {
         let sql = format!(
@@ -483,7 +445,7 @@ fn merge(
         );
         tx.query_row(
             &sql,
-            rusqlite::params_from_iter(ids.iter().map(|s| s.0)),
+            rusqlite::params_from_iter(ids.iter().map(|s| s.id)),
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?
     };
@@ -491,7 +453,7 @@ fn merge(
     let args = |b: i64| -> Vec<i64> {
         [variant, b]
             .into_iter()
-            .chain(ids.iter().map(|s| s.0))
+            .chain(ids.iter().map(|s| s.id))
             .collect()
     };
     let buckets = |table: &str| -> rusqlite::Result<Vec<i64>> {
@@ -501,7 +463,7 @@ fn merge(
         );
         let mut stmt = tx.prepare(&sql)?;
         let args: Vec<i64> = std::iter::once(variant)
-            .chain(ids.iter().map(|s| s.0))
+            .chain(ids.iter().map(|s| s.id))
             .collect();
         stmt.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?
             .collect()
@@ -554,7 +516,7 @@ fn merge(
         let finer_buckets = buckets_of_tree_bucket(b);
         let finer: Vec<i64> = [variant, *finer_buckets.start(), *finer_buckets.end()]
             .into_iter()
-            .chain(ids.iter().map(|s| s.0))
+            .chain(ids.iter().map(|s| s.id))
             .collect();
         let mut found = read_posting.query(rusqlite::params_from_iter(finer.iter()))?;
         while let Some(row) = found.next()? {
@@ -585,16 +547,8 @@ fn merge(
     };
     out.finish(tx, known)?;
     let mut del_segment = tx.prepare_cached("DELETE FROM segment WHERE id = ?1")?;
-    for &(id, _) in ids {
-        del_segment.execute(params![id])?;
+    for s in ids {
+        del_segment.execute(params![s.id])?;
     }
     Ok(())
-}
-
-/// The error for derived data that cannot be read.
-fn damaged(what: &str) -> rusqlite::Error {
-    rusqlite::Error::SqliteFailure(
-        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
-        Some(what.to_string()),
-    )
 }

@@ -12,14 +12,14 @@ use serde::ser::SerializeStruct;
 use kabir_rules::variants::Registry;
 use kabir_rules::{Color, Position};
 
-use super::codec::{self, MOVE_BYTES};
-use super::database::{Database, Layout};
-use super::error::DbError;
-use super::openings;
-use super::query::{GameFilter, Results, count};
-use super::record::GameEnd;
-use super::schema::OPENING_PLIES;
-use super::tally::OpeningRow;
+use crate::derived::openings;
+use crate::derived::tally::OpeningRow;
+use crate::error::DbError;
+use crate::read::query::{GameFilter, Results, count};
+use crate::storage::codec::{self, MOVE_BYTES};
+use crate::storage::database::{Database, Layout};
+use crate::storage::schema::OPENING_PLIES;
+use crate::write::record::GameEnd;
 
 /// `part` as a percentage of `whole` (0 when `whole` is 0).
 pub fn percent(part: u64, whole: u64) -> f64 {
@@ -930,7 +930,7 @@ fn opening_text(variants: &Registry, variant: &str, line: &[u8]) -> String {
     let mut pos = Position::start(v);
     let mut out: Vec<String> = Vec::with_capacity(moves.len());
     for m in moves {
-        if !super::record::well_formed(&pos, m) {
+        if !crate::write::record::well_formed(&pos, m) {
             out.push("?".to_string());
             break;
         }

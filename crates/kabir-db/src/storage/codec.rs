@@ -291,6 +291,15 @@ pub fn from_sql(h: i64) -> u64 {
     h as u64
 }
 
+/// The error for derived data that cannot be read: SQLite's own for a damaged file, so that
+/// it is reported as one.
+pub(crate) fn damaged(what: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(what.to_string()),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

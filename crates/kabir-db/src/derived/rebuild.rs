@@ -9,19 +9,19 @@ use rusqlite::{Transaction, params};
 use kabir_rules::Position;
 use kabir_rules::variants::Registry;
 
-use super::codec::{self, ContentHasher, Posting};
-use super::database::Database;
-use super::error::DbError;
-use super::import::{prepare, write_index};
-use super::index;
-use super::name_index::{BatchNames, NameCache};
-use super::openings;
-use super::query::count;
-use super::record::{GameEnd, GameRecord, ROSTER};
-use super::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
-use super::summary::{BatchSummary, Facts};
-use super::tally::{self, Kind};
-use super::tree::merge_blobs;
+use crate::derived::name_index::NameCache;
+use crate::derived::openings;
+use crate::derived::summary::Facts;
+use crate::derived::tally::{self, Kind};
+use crate::derived::tree::merge_blobs;
+use crate::error::DbError;
+use crate::read::query::count;
+use crate::storage::codec::{self, ContentHasher, Posting, damaged};
+use crate::storage::database::Database;
+use crate::storage::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
+use crate::write::batch::DerivedBatch;
+use crate::write::prepare::prepare;
+use crate::write::record::{GameEnd, GameRecord, ROSTER};
 
 /// Games rebuilt per step (as a batch of an import).
 const REBUILD_BATCH: i64 = 5_000;
@@ -213,16 +213,13 @@ fn rebuild_in(
                     .unwrap_or(0)
             })
             .collect();
-        let (n, grown) = write_index(tx, &prepared, &ids, &variant_ids).map_err(sql)?;
-        positions += n;
-        let mut summary = BatchSummary::default();
-        let mut batch_names = BatchNames::default();
+        let mut batch = DerivedBatch::default();
         let no_promotions = Vec::new();
         for (i, r) in rows.iter().enumerate() {
             let Some(d) = prepared.derived(i) else {
                 continue;
             };
-            summary.add(&Facts {
+            let facts = Facts {
                 variant: r.variant,
                 result: &r.result,
                 end: GameEnd::parse(&r.end).unwrap_or(GameEnd::Other),
@@ -232,9 +229,10 @@ fn rebuild_in(
                 promotions: promotions.get(&r.id).unwrap_or(&no_promotions),
                 standard_start: d.standard_start,
                 moves_blob: &d.moves_blob,
-            });
-            batch_names.add(
+            };
+            batch.add(
                 r.id,
+                &facts,
                 [
                     r.roster[4].as_deref(),
                     r.roster[5].as_deref(),
@@ -243,14 +241,11 @@ fn rebuild_in(
                 ],
             );
         }
-        summary.write(tx).map_err(sql)?;
-        batch_names.write(tx, &mut names).map_err(sql)?;
-        for v in grown {
-            while index::merge_step(tx, v).map_err(sql)? {}
-        }
-        for kind in [Kind::Names, Kind::Openings] {
-            while tally::merge_step(tx, kind).map_err(sql)? {}
-        }
+        let written = batch
+            .write(tx, &prepared, &ids, &variant_ids, &mut names)
+            .map_err(sql)?;
+        positions += written.positions;
+        written.merge_in(tx).map_err(sql)?;
         games += rows.len() as u64;
         progress(games, total);
     }
@@ -360,7 +355,7 @@ fn by_bucket<S>(
 }
 
 /// Hashes the position index proper (its entries beyond the opening tree) by variant and
-/// bucket of [`BUCKET_BITS`], whatever rows hold them: `posting` rows (segments written
+/// bucket of [`BUCKET_BITS`](crate::BUCKET_BITS), whatever rows hold them: `posting` rows (segments written
 /// before version 5) or the `beyond` blobs of tree rows (with `beyond`, a file of version 5).
 fn index_digest(
     conn: &rusqlite::Connection,
@@ -429,7 +424,7 @@ fn digest(conn: &rusqlite::Connection, beyond: bool) -> rusqlite::Result<u64> {
         |(h, entries, rows), (v, b)| {
             let mut blob = Vec::new();
             merge_blobs(rows, &mut blob)
-                .ok_or_else(|| tally::damaged("an opening tree row does not decode"))?;
+                .ok_or_else(|| damaged("an opening tree row does not decode"))?;
             rows.clear();
             // A bucket with entries beyond the tree only has rows from version 5 on, and
             // none before: the same data.
@@ -452,7 +447,7 @@ fn digest(conn: &rusqlite::Connection, beyond: bool) -> rusqlite::Result<u64> {
     let mut names: BTreeMap<(i64, String), Vec<u32>> = BTreeMap::new();
     for (part, blob) in tally::all(conn, Kind::Names)? {
         let rows = tally::decode_names(&blob)
-            .ok_or_else(|| tally::damaged("a tally of names does not decode"))?;
+            .ok_or_else(|| damaged("a tally of names does not decode"))?;
         for (id, games) in rows {
             let text = texts.get(&(id as i64)).cloned().unwrap_or_default();
             names.entry((part >> 8, text)).or_default().extend(games);
@@ -473,7 +468,7 @@ fn digest(conn: &rusqlite::Connection, beyond: bool) -> rusqlite::Result<u64> {
         let blobs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
         let mut blob = Vec::new();
         tally::merge_openings_with(&blobs, |r| r.write(&mut blob))
-            .ok_or_else(|| tally::damaged("a tally of openings does not decode"))?;
+            .ok_or_else(|| damaged("a tally of openings does not decode"))?;
         h.field(&variant.to_le_bytes());
         h.field(&blob);
     }

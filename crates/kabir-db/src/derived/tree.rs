@@ -1,8 +1,8 @@
-//! The opening tree: for each position that games first reach before ply
-//! [`TREE_PLIES`](super::schema::TREE_PLIES) and each move played from it there, the games that
-//! played it, their results, their total length and the lowest of their ids. The explorer adds
-//! these up instead of reading every game's index entry; what lies beyond the tree it finds in
-//! the position index (see `docs/DATABASE.md`).
+//! The opening tree: for each position that games first reach before ply [`TREE_PLIES`] and
+//! each move played from it there, the games that played it, their results, their total
+//! length and the lowest of their ids. The explorer adds these up instead of reading every
+//! game's index entry; what lies beyond the tree it finds in the position index (see
+//! `docs/DATABASE.md`).
 //!
 //! A tree row is keyed by the position's Zobrist hash, a second 64-bit key of the position
 //! ([`check_key`]) and the move, so that two positions with the same hash never share a row.
@@ -13,9 +13,9 @@ use kabir_rules::check_key::KeyedPosition;
 pub(crate) use kabir_rules::check_key::check_key;
 use kabir_rules::{Move, Position};
 
-use super::codec::{GameResult, MOVE_BYTES};
-use super::merge::merge_sorted;
-use super::schema::{TREE_EXAMPLES, TREE_PLIES};
+use crate::storage::codec::{GameResult, MOVE_BYTES};
+use crate::storage::merge::merge_sorted;
+use crate::storage::schema::{TREE_EXAMPLES, TREE_PLIES};
 
 /// A walk through a game's positions that keeps the position's check key and counts the
 /// plies played.

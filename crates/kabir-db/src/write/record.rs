@@ -7,9 +7,9 @@ use kabir_notation::replay::Replay;
 use kabir_notation::tags;
 use kabir_rules::{Game, Move, MoveKind, Position, Status, Termination, Variant};
 
-use super::codec::{self, ContentHasher, GameResult};
-use super::summary::Facts;
-use super::tree::{GameTree, game_tree};
+use crate::derived::summary::Facts;
+use crate::derived::tree::{GameTree, game_tree};
+use crate::storage::codec::{self, ContentHasher, GameResult};
 
 /// A valid game ready to store.
 #[derive(Debug, Clone)]
