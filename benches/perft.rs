@@ -1,6 +1,8 @@
 //! Move generation speed: perft from the start positions.
 //!
 //! `cargo bench --bench perft`. The figures are recorded in docs/PERFORMANCE.md.
+// criterion's group macros define public functions without documentation.
+#![allow(missing_docs)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
