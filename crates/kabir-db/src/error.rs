@@ -5,12 +5,27 @@ use std::path::PathBuf;
 /// An error from the game database.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
+    /// [`Database::open`](crate::Database::open) was given a path where no file exists (it
+    /// never creates one).
     #[error("{}: no such database file", path.display())]
-    NotFound { path: PathBuf },
+    NotFound {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The path names a directory.
     #[error("{}: is a directory, not a database file", path.display())]
-    IsDirectory { path: PathBuf },
+    IsDirectory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The file cannot be written: its permissions make it read-only (found before opening
+    /// it for writing), or SQLite was refused a write.
     #[error("{}: the file is read-only; cannot write to the database", path.display())]
-    ReadOnly { path: PathBuf },
+    ReadOnly {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// SQLite cannot create its journal because the database's directory is not writable.
     #[error(
         "{}: cannot write to the database: its directory {} is not writable, and SQLite \
          needs to create its journal (the file's name with -journal, or -wal and -shm) \
@@ -18,38 +33,73 @@ pub enum DbError {
         path.display(),
         directory.display()
     )]
-    ReadOnlyDirectory { path: PathBuf, directory: PathBuf },
+    ReadOnlyDirectory {
+        /// The database file.
+        path: PathBuf,
+        /// The directory holding it (`.` for a bare file name).
+        directory: PathBuf,
+    },
+    /// A write failed for lack of space: SQLite's own "full" error, or the operating
+    /// system's (no space left on the device, or a disk quota exceeded).
     #[error("{}: database or disk is full", path.display())]
-    DiskFull { path: PathBuf },
+    DiskFull {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// A write went past the process's file-size limit (`EFBIG`).
     #[error(
         "{}: file too large: the file-size limit of this process (`ulimit -f`) was reached",
         path.display()
     )]
-    FileTooLarge { path: PathBuf },
+    FileTooLarge {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The file is not an SQLite database, or (opened for queries) an empty one
+    /// with no tables.
     #[error("{}: not a kabir game database (the file is not SQLite, or is damaged)", path.display())]
-    NotADatabase { path: PathBuf },
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is an SQLite database whose application id is not kabir's, and it is not
+    /// empty (an empty SQLite file is taken over as a new database when opened for writing).
     #[error("{}: an SQLite database of another program, not a kabir game database", path.display())]
-    ForeignDatabase { path: PathBuf },
+    ForeignDatabase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file was written by a newer kabir, whose schema this one cannot read.
     #[error(
         "{}: schema version {found} is newer than this program knows (at most {known}); \
          use a newer kabir",
         path.display()
     )]
     NewerSchema {
+        /// The database file.
         path: PathBuf,
+        /// The schema version the file records.
         found: u32,
+        /// The newest schema version this code knows.
         known: u32,
     },
+    /// Opened for queries only, the file's schema is older than the queries can read; opening
+    /// it for writing migrates it.
     #[error(
         "{}: schema version {found} is too old to read (this program writes version {known}); \
          open it for writing once, as `kabir import` does, to migrate it",
         path.display()
     )]
     OlderSchema {
+        /// The database file.
         path: PathBuf,
+        /// The schema version the file records.
         found: u32,
+        /// The schema version this code writes.
         known: u32,
     },
+    /// The schema version the file records (`PRAGMA user_version`) is not that of the tables
+    /// it has: another program changed the number.
     #[error(
         "{}: the file records schema version {found} (PRAGMA user_version), but its tables \
          are those of version {tables}: another program changed the number (if nothing else \
@@ -57,32 +107,64 @@ pub enum DbError {
         path.display()
     )]
     SchemaMismatch {
+        /// The database file.
         path: PathBuf,
+        /// The schema version the file records.
         found: u32,
+        /// The schema version its tables match.
         tables: u32,
     },
+    /// The file is damaged: SQLite found it corrupt (or its integrity check failed), its
+    /// tables are those of no schema version, or a stored value cannot be read back (a
+    /// column of the wrong type, moves that do not decode).
     #[error("{}: the database is damaged: {detail}", path.display())]
-    Corrupt { path: PathBuf, detail: String },
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What was found wrong.
+        detail: String,
+    },
+    /// Another connection held the database locked for longer than the busy timeout (see
+    /// [`Database::set_busy_timeout`](crate::Database::set_busy_timeout)).
     #[error(
         "{}: the database is locked by another writer (waited {waited_ms} ms); try again when \
          the other import has finished",
         path.display()
     )]
-    Busy { path: PathBuf, waited_ms: u64 },
+    Busy {
+        /// The database file.
+        path: PathBuf,
+        /// The busy timeout that ran out, in milliseconds.
+        waited_ms: u64,
+    },
+    /// A commit was cut short (by a crash) and its journal must be played back, but the file
+    /// or its directory cannot be written to do it.
     #[error(
         "{}: a write to the database was interrupted and must be rolled back, which needs \
          write access to the file and its directory",
         path.display()
     )]
-    Interrupted { path: PathBuf },
+    Interrupted {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// A write (import, compaction, rebuild) was asked of a database opened with
+    /// [`Database::open`](crate::Database::open), which is for queries only.
     #[error("the database was opened read-only")]
     OpenedReadOnly,
+    /// A rebuild found stored games of a variant the given registry does not know.
     #[error(
         "{}: the database holds games of variant {variant:?}, which is not built in: give its \
          definition file (--variant-file)",
         path.display()
     )]
-    UnknownVariant { path: PathBuf, variant: String },
+    UnknownVariant {
+        /// The database file.
+        path: PathBuf,
+        /// The variant's name as stored.
+        variant: String,
+    },
+    /// An import would give a game an id beyond the range of game ids (`u32`).
     #[error("the database holds more games than game ids allow")]
     TooManyGames,
     /// The import's writer thread stopped on a bug (a panic): the batches committed before
@@ -92,12 +174,19 @@ pub enum DbError {
          batches committed before are kept, the rest was not stored",
         path.display()
     )]
-    WriterFailed { path: PathBuf, message: String },
+    WriterFailed {
+        /// The database file.
+        path: PathBuf,
+        /// The panic's message (`no message` when it was not text).
+        message: String,
+    },
     /// Any other SQLite error. Its message is part of this error's own (`source` is not
     /// set, so that a printed chain of causes says it once).
     #[error("{}: {}", path.display(), sqlite_message(error, *os_error))]
     Sqlite {
+        /// The database file.
         path: PathBuf,
+        /// The error as rusqlite gave it.
         error: rusqlite::Error,
         /// The operating system's error number behind an I/O error, when SQLite has one.
         os_error: Option<i32>,

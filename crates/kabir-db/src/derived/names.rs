@@ -10,21 +10,36 @@ use crate::write::record::GameEnd;
 /// A query value that is not one of the accepted words; the message says what is accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NameError {
+    /// Not a result ([`parse_result`]).
     #[error("expected 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished)")]
     Result,
+    /// Not a date of the accepted forms ([`parse_date`]).
     #[error("expected YYYY, YYYY.MM or YYYY.MM.DD")]
     Date,
+    /// A date whose month is not 01 to 12.
     #[error("{date} is not a date: there is no month {month:02} (01 to 12)")]
-    Month { date: String, month: u32 },
+    Month {
+        /// The date, with `.` between its parts.
+        date: String,
+        /// Its month.
+        month: u32,
+    },
+    /// A date whose day is not in its month.
     #[error("{date} is not a date: month {month:02} of {year:04} has days 01 to {days}")]
     Day {
+        /// The date, with `.` between its parts.
         date: String,
+        /// Its year.
         year: u32,
+        /// Its month, 1 to 12.
         month: u32,
+        /// The days of that month in that year.
         days: u32,
     },
+    /// Not a way a game ends ([`parse_termination`]).
     #[error("expected one of checkmate, stalemate, bare-king, citadel-draw, other")]
     Termination,
+    /// Not a special move ([`parse_special`]).
     #[error(
         "expected one of swap, lift, relocation, promotion, arrival, adventitious-king, \
          citadel-draw"

@@ -171,10 +171,13 @@ impl Serialize for ExploreMove<'_> {
 /// A page of a game search: `total` counts the matches on all pages.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchAnswer {
+    /// Games matching the search, on all pages.
     pub total: u64,
+    /// Games skipped before this page (`--offset`).
     pub offset: usize,
     /// The most games a page holds (`None`: all).
     pub limit: Option<usize>,
+    /// The page's games, in the search's order.
     pub games: Vec<GameRow>,
 }
 
@@ -193,15 +196,26 @@ impl SearchAnswer {
 /// A game of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GameRow {
+    /// The game's id, as `kabir show` takes it.
     pub id: GameId,
+    /// The id of its variant (`tamerlane`).
     pub variant: String,
+    /// The White tag as written; `None` when the game has none.
     pub white: Option<String>,
+    /// The Black tag as written; `None` when the game has none.
     pub black: Option<String>,
+    /// The Event tag as written; `None` when the game has none.
     pub event: Option<String>,
+    /// The Site tag as written; `None` when the game has none.
     pub site: Option<String>,
+    /// The Date tag as written; `None` when the game has none.
     pub date: Option<String>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
+    /// Its length in plies.
     pub plies: u32,
+    /// What the rules say of the last position: `checkmate`, `stalemate`, `bare king`,
+    /// `citadel draw` or `other` (resignation, agreement, time, unfinished).
     pub termination: &'static str,
     /// With a position: the first ply at which the game stood there.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -209,6 +223,7 @@ pub struct GameRow {
 }
 
 impl GameRow {
+    /// The row of a search hit.
     pub fn of(h: &SearchHit) -> GameRow {
         let g = &h.game;
         GameRow {
@@ -232,17 +247,31 @@ impl GameRow {
 pub enum GameAnswerError {
     /// Its variant is neither built in nor given (`--variant-file`).
     #[error("game {id}: its variant {variant:?} is not known here; give its definition file")]
-    UnknownVariant { id: GameId, variant: String },
+    UnknownVariant {
+        /// The game.
+        id: GameId,
+        /// The variant's name as stored.
+        variant: String,
+    },
+    /// A ply past the game's end was asked to be shown.
     #[error("game {id} has only {plies} plies; ply {ply} is past its end")]
     PastEnd {
+        /// The game.
         id: GameId,
+        /// Its length in plies.
         plies: usize,
+        /// The ply asked for.
         ply: usize,
     },
     /// Its stored row does not replay: its start position does not read, or a move does not
     /// fit (a damaged database).
     #[error("game {id}: the database is damaged: {detail}")]
-    Corrupt { id: GameId, detail: String },
+    Corrupt {
+        /// The game.
+        id: GameId,
+        /// The start position that does not read, or the ply of the move that does not fit.
+        detail: String,
+    },
 }
 
 /// A stored game as `kabir show --format json` prints it: the fields of `kabir export
@@ -250,21 +279,34 @@ pub enum GameAnswerError {
 /// and glyphs, each move with its position after it), and the position at the ply shown.
 #[derive(Debug, Clone, Serialize)]
 pub struct GameAnswer {
+    /// The game's id.
     pub id: GameId,
+    /// The id of its variant.
     pub variant: String,
+    /// The Event tag as written; empty when the game has none.
     pub event: String,
+    /// The Site tag as written; empty when the game has none.
     pub site: String,
+    /// The Date tag as written; empty when the game has none.
     pub date: String,
+    /// The Round tag as written; empty when the game has none.
     pub round: String,
+    /// The White tag as written; empty when the game has none.
     pub white: String,
+    /// The Black tag as written; empty when the game has none.
     pub black: String,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
+    /// Its length in plies.
     pub plies: u32,
+    /// What the rules say of the last position: `checkmate`, `stalemate`, `bare king`,
+    /// `citadel draw` or `other` (resignation, agreement, time, unfinished).
     pub termination: &'static str,
     /// The start position string.
     pub start: String,
     /// Every tag, by name.
     pub tags: BTreeMap<String, String>,
+    /// Its special moves, counted.
     pub special: SpecialSummary,
     /// Comments written before the first move.
     pub comments: Vec<String>,
@@ -272,6 +314,7 @@ pub struct GameAnswer {
     pub moves: Vec<MoveAnswer>,
     /// The ply shown (the last one unless asked), and its position.
     pub ply: usize,
+    /// The position string after the ply shown.
     pub fen: String,
     /// The game's canonical text.
     pub pgn: String,
@@ -280,12 +323,19 @@ pub struct GameAnswer {
 /// A game's special moves, counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SpecialSummary {
+    /// King swaps.
     pub swaps: u64,
+    /// Lifts of the waiting pawn of pawns.
     pub lifts: u64,
+    /// Relocations of the pawn of pawns after its second arrival.
     pub relocations: u64,
+    /// Promotions (the pawn of pawns' arrivals and adventitious kings not included).
     pub promotions: u64,
+    /// Arrivals of the pawn of pawns on its last rank that leave it a pawn of pawns.
     pub arrivals: u64,
+    /// Adventitious kings made (the pawn of pawns' third arrival).
     pub adventitious_kings: u64,
+    /// Royal pieces that entered the enemy citadel, which draws the game (so 0 or 1).
     pub citadel_draws: u64,
     /// Promotions by the piece kind's id.
     pub promotions_by_kind: BTreeMap<String, u64>,
@@ -309,6 +359,8 @@ impl SpecialSummary {
 /// A move of a [`GameAnswer`].
 #[derive(Debug, Clone, Serialize)]
 pub struct MoveAnswer {
+    /// Its ply: 1 for the first move from the start position (a variation's moves go on
+    /// from the ply of the move they replace).
     pub ply: usize,
     /// Canonical SAN with its check mark (as written, for a variation move that names no
     /// legal move).
@@ -321,7 +373,9 @@ pub struct MoveAnswer {
     pub special: Vec<&'static str>,
     /// The position after it.
     pub fen: Option<String>,
+    /// Numeric annotation glyphs, a glyph written on the move (`!?`) included as its number.
     pub nags: Vec<u8>,
+    /// Comments written after it, runs of white space made single spaces.
     pub comments: Vec<String>,
     /// Other moves instead of this one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -336,6 +390,7 @@ pub struct MoveAnswer {
 pub struct LineAnswer {
     /// Comments written before its first move.
     pub comments: Vec<String>,
+    /// Its moves, the first one played instead of the move it hangs from.
     pub moves: Vec<MoveAnswer>,
 }
 

@@ -72,11 +72,13 @@ pub struct ExportedGame {
     pub tags: Vec<(String, String)>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
+    /// What the rules say of the last position.
     pub end: GameEnd,
     /// The start position's string.
     pub start_fen: String,
     /// Whether the game starts from its variant's start position.
     pub standard_start: bool,
+    /// Its special moves, counted (promotions by kind in the order of the kinds' ids).
     pub special: SpecialMoves,
     san: Texts,
     uci: Texts,

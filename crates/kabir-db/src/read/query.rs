@@ -25,15 +25,20 @@ pub type GameId = u32;
 /// A game that reached a position, and the first ply at which it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PositionHit {
+    /// The game.
     pub game: GameId,
+    /// Plies played when it first stood there (0: at its start).
     pub ply: u32,
 }
 
 /// Results of a set of games.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Results {
+    /// Games won by White (`1-0`).
     pub white_wins: u64,
+    /// Drawn games (`1/2-1/2`).
     pub draws: u64,
+    /// Games won by Black (`0-1`).
     pub black_wins: u64,
     /// Games recorded with `*`.
     pub unfinished: u64,
@@ -66,6 +71,7 @@ impl Results {
 /// One move of the opening explorer.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ExplorerMove {
+    /// The move itself (not in the JSON).
     #[serde(skip)]
     pub mv: Move,
     /// The move in canonical SAN (without check mark).
@@ -76,6 +82,7 @@ pub struct ExplorerMove {
     pub games: u64,
     /// `games` as a share of the games that continued from the position.
     pub share_pct: f64,
+    /// The results of those games.
     pub results: Results,
     /// The average length of those games, in plies.
     pub average_plies: f64,
@@ -93,6 +100,7 @@ pub struct ExplorerMove {
 pub struct Explorer {
     /// Games that reached the position.
     pub games: u64,
+    /// The results of those games.
     pub results: Results,
     /// Games that ended in the position (the rest continued with one of `moves`).
     pub ended_here: u64,
@@ -161,16 +169,25 @@ pub struct Truncation {
 /// A stored game.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredGame {
+    /// Its id.
     pub id: GameId,
     /// The variant's id.
     pub variant: String,
+    /// The position string it started from.
     pub start_fen: String,
+    /// The moves of its main line.
     pub moves: Vec<Move>,
+    /// Its tags as (name, value) pairs, in the order of its text.
     pub tags: Vec<(String, String)>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
+    /// What the rules say of its last position.
     pub end: GameEnd,
+    /// Its length in plies (the number of `moves`).
     pub plies: u32,
+    /// Its special moves, counted (`promotions_by_kind` in the order of the kinds' ids).
     pub special: SpecialMoves,
+    /// Its canonical text.
     pub pgn: String,
 }
 
@@ -260,12 +277,19 @@ impl StoredGame {
 /// A special move or event, for [`GameFilter::special`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Special {
+    /// A king swap.
     Swap,
+    /// A lift of the waiting pawn of pawns.
     Lift,
+    /// A relocation of the pawn of pawns after its second arrival.
     Relocation,
+    /// A promotion (not an arrival of the pawn of pawns, nor an adventitious king).
     Promotion,
+    /// An arrival of the pawn of pawns on its last rank that leaves it a pawn of pawns.
     Arrival,
+    /// An adventitious king made (the pawn of pawns' third arrival).
     AdventitiousKing,
+    /// A royal piece entering the enemy citadel, which draws the game.
     CitadelEntry,
 }
 
@@ -287,20 +311,28 @@ impl Special {
 /// anywhere in the tag (`"carl"` finds `"Carlsen, M."`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GameFilter {
+    /// Games whose White or Black tag contains this (see `color`).
     pub player: Option<String>,
     /// With `player`: only games where the player had this colour.
     pub color: Option<Color>,
+    /// Games whose Event tag contains this.
     pub event: Option<String>,
+    /// Games whose Site tag contains this.
     pub site: Option<String>,
     /// Dates compare as text in the `YYYY.MM.DD` form of the `Date` tag; both ends included.
     pub date_from: Option<String>,
+    /// The last date (`YYYY`, `YYYY.MM` or `YYYY.MM.DD`): a year or a month includes every
+    /// date in it. A date range never keeps a game whose year is unknown.
     pub date_to: Option<String>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: Option<String>,
     /// A variant id.
     pub variant: Option<String>,
+    /// Games whose last position ended this way.
     pub end: Option<GameEnd>,
+    /// Games of at least this many plies.
     pub min_plies: Option<u32>,
+    /// Games of at most this many plies.
     pub max_plies: Option<u32>,
     /// Games with at least one of each.
     pub special: Vec<Special>,
@@ -333,15 +365,25 @@ fn date_upper_bound(d: &str) -> String {
 /// A line of a game list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameSummary {
+    /// Its id.
     pub id: GameId,
+    /// The id of its variant.
     pub variant: String,
+    /// The White tag as written; `None` when the game has none.
     pub white: Option<String>,
+    /// The Black tag as written; `None` when the game has none.
     pub black: Option<String>,
+    /// The Event tag as written; `None` when the game has none.
     pub event: Option<String>,
+    /// The Site tag as written; `None` when the game has none.
     pub site: Option<String>,
+    /// The Date tag as written; `None` when the game has none.
     pub date: Option<String>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
+    /// What the rules say of its last position.
     pub end: GameEnd,
+    /// Its length in plies.
     pub plies: u32,
 }
 

@@ -64,8 +64,12 @@ impl Serialize for GameEnd {
 /// How a report breaks the games down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GroupBy {
+    /// The variant's id.
     Variant,
+    /// The players (exact `White` and `Black` tag values): listed in [`Report::players`],
+    /// the `top` with most games, rather than as groups.
     Player,
+    /// How the game ended (the names of [`GameEnd::as_str`]).
     Termination,
     /// The year of the `Date` tag (`????` when unknown).
     Year,
@@ -76,6 +80,7 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
+    /// Every way a report can break the games down.
     pub const ALL: [GroupBy; 6] = [
         GroupBy::Variant,
         GroupBy::Player,
@@ -85,6 +90,7 @@ impl GroupBy {
         GroupBy::Result,
     ];
 
+    /// The name `kabir stats --by` takes, and the report's `by` field says.
     pub fn as_str(self) -> &'static str {
         match self {
             GroupBy::Variant => "variant",
@@ -96,6 +102,7 @@ impl GroupBy {
         }
     }
 
+    /// The way named `name` (as [`GroupBy::as_str`] writes it), if any.
     pub fn parse(name: &str) -> Option<GroupBy> {
         GroupBy::ALL.into_iter().find(|g| g.as_str() == name)
     }
@@ -106,6 +113,7 @@ impl GroupBy {
 pub struct ReportQuery {
     /// The games to count. With `player`, the report also has the matching players' scores.
     pub filter: GameFilter,
+    /// How to break the games down, if at all.
     pub by: Option<GroupBy>,
     /// An opening is a game's first this many plies (games from the variant's start only).
     pub opening_plies: usize,
@@ -127,30 +135,43 @@ impl Default for ReportQuery {
 /// Game lengths in plies.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Lengths {
+    /// The shortest game (0 when there are none).
     pub min: u32,
+    /// The longest game (0 when there are none).
     pub max: u32,
+    /// The average length (0 when there are no games).
     pub mean: f64,
+    /// The median length: the lower of the two middle ones for an even number of games.
     pub median: u32,
     /// Games by length, in ranges of `bucket_width` plies from 0; empty ranges included
     /// between the shortest and the longest game.
     pub bucket_width: u32,
+    /// The ranges, shortest first (about ten; none when there are no games).
     pub buckets: Vec<LengthBucket>,
 }
 
 /// Games whose length is in `from..=to` plies.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LengthBucket {
+    /// The shortest length in the range.
     pub from: u32,
+    /// The longest length in the range (`from + bucket_width - 1`).
     pub to: u32,
+    /// Games of a length in the range.
     pub games: u64,
+    /// Their share of the games counted, in percent.
     pub pct: f64,
 }
 
 /// Games that ended one way.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EndCount {
+    /// How the games ended (in JSON its name: `checkmate`, `stalemate`, `bare king`,
+    /// `citadel draw` or `other`).
     pub termination: GameEnd,
+    /// Games that ended so.
     pub games: u64,
+    /// Their share of the games counted, in percent.
     pub pct: f64,
 }
 
@@ -159,7 +180,9 @@ pub struct EndCount {
 pub struct SpecialCount {
     /// Its name (`king swap`, `promotion to vizir`, ...).
     pub name: String,
+    /// Times it was played, over all the games.
     pub moves: u64,
+    /// Games with at least one.
     pub games: u64,
     /// Share of the games with at least one.
     pub games_pct: f64,
@@ -173,24 +196,32 @@ pub struct Group {
     /// For openings and player groups: the variant.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    /// Games in the group.
     pub games: u64,
     /// Share of all games in the report; for an opening, of the games of its variant that
     /// started from the variant's standard start position.
     pub share_pct: f64,
+    /// Their results.
     pub results: Results,
+    /// Their average length in plies.
     pub average_plies: f64,
 }
 
 /// A player's results, counted from the player's side.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Score {
+    /// Games the player won.
     pub wins: u64,
+    /// Games drawn.
     pub draws: u64,
+    /// Games the player lost.
     pub losses: u64,
+    /// Games recorded with `*`.
     pub unfinished: u64,
 }
 
 impl Score {
+    /// Games counted: wins, draws, losses and unfinished.
     pub fn games(&self) -> u64 {
         self.wins + self.draws + self.losses + self.unfinished
     }
@@ -242,9 +273,14 @@ impl Serialize for Score {
 /// A player (an exact `White`/`Black` tag value) and the results of their games.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PlayerStats {
+    /// The name, exactly as tagged.
     pub name: String,
+    /// All their games, each side played counted (a game against a player of the same name
+    /// counts twice).
     pub total: Score,
+    /// Their games as White.
     pub as_white: Score,
+    /// Their games as Black.
     pub as_black: Score,
     /// By variant id, in id order.
     pub by_variant: Vec<(String, Score)>,
@@ -253,8 +289,11 @@ pub struct PlayerStats {
 /// Statistics over the games matching a [`ReportQuery`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Report {
+    /// Games counted: those matching the filter.
     pub games: u64,
+    /// Their results.
     pub results: Results,
+    /// Their lengths in plies.
     pub lengths: Lengths,
     /// Every way a game can end, in [`GameEnd::ALL`] order, zeros included.
     pub terminations: Vec<EndCount>,
@@ -263,12 +302,16 @@ pub struct Report {
     pub special: Vec<SpecialCount>,
     /// The most played openings (first `opening_plies` plies), most games first.
     pub opening_plies: usize,
+    /// The `top` most played openings of `opening_plies` plies, most games first; none when
+    /// either is 0.
     pub openings: Vec<Group>,
     /// With a player filter or `by` player: the players, most games first.
     pub players: Vec<PlayerStats>,
     /// With `by` variant, termination, year, result or opening: the groups.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by: Option<&'static str>,
+    /// One group per value of `by`, in order of their keys (for openings, the same as
+    /// `openings`); none without `by`, or by player.
     pub groups: Vec<Group>,
 }
 

@@ -17,17 +17,25 @@ pub enum SortKey {
     /// Import order.
     #[default]
     Id,
+    /// By the Date tag, compared as text (`YYYY.MM.DD`, a `?` after every digit); games
+    /// without one first.
     Date,
+    /// By the White tag, compared byte by byte; games without one first.
     White,
+    /// By the Black tag, compared byte by byte; games without one first.
     Black,
+    /// By the Event tag, compared byte by byte; games without one first.
     Event,
+    /// By the Site tag, compared byte by byte; games without one first.
     Site,
+    /// By the result as text: `*`, `0-1`, `1-0`, `1/2-1/2`.
     Result,
     /// Game length.
     Plies,
 }
 
 impl SortKey {
+    /// Every key, in the order `kabir search --sort` lists them.
     pub const ALL: [SortKey; 8] = [
         SortKey::Id,
         SortKey::Date,
@@ -84,19 +92,24 @@ impl SortKey {
 /// A game search: tag conditions, optionally a position the games reached, an order and a page.
 #[derive(Debug, Clone, Default)]
 pub struct GameQuery {
+    /// The conditions the games must meet.
     pub filter: GameFilter,
     /// Only games that reached this position (transpositions included), of its variant.
     pub position: Option<Position>,
+    /// The order of the list.
     pub sort: SortKey,
+    /// Reverses the order (`--reverse`); games that tie stay in id order.
     pub descending: bool,
     /// At most this many games (all when `None`), after skipping `offset`.
     pub limit: Option<usize>,
+    /// Games skipped before the page, in the list's order.
     pub offset: usize,
 }
 
 /// A game found by [`Database::search`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchHit {
+    /// The game's row.
     pub game: GameSummary,
     /// With a position: the first ply at which the game stood there.
     pub ply: Option<u32>,
@@ -107,6 +120,7 @@ pub struct SearchHit {
 pub struct SearchPage {
     /// Games matching the query, on all pages.
     pub total: u64,
+    /// The page's games, in the query's order.
     pub games: Vec<SearchHit>,
 }
 

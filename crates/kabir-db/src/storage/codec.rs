@@ -75,14 +75,18 @@ pub fn decode_moves(blob: &[u8]) -> Option<Vec<Move>> {
 /// A game's result, as stored in index entries and the `game.result` column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GameResult {
+    /// `1-0`.
     WhiteWins,
+    /// `1/2-1/2`.
     Draw,
+    /// `0-1`.
     BlackWins,
     /// `*`: unfinished or unknown.
     Unknown,
 }
 
 impl GameResult {
+    /// The result written `s` (`1-0`, `1/2-1/2`, `0-1` or `*`, exactly), if it is one.
     pub fn parse(s: &str) -> Option<GameResult> {
         match s {
             "1-0" => Some(GameResult::WhiteWins),
@@ -93,6 +97,7 @@ impl GameResult {
         }
     }
 
+    /// The result as written in the game text and stored in `game.result`.
     pub fn as_str(self) -> &'static str {
         match self {
             GameResult::WhiteWins => "1-0",

@@ -19,7 +19,9 @@ use crate::write::record::{self, Derived, GameRecord, RecordError};
 /// A record that was not stored, by its place in the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rejected {
+    /// The record's place in the batch, counted from 0.
     pub index: usize,
+    /// Why it was refused.
     pub error: RecordError,
 }
 
@@ -27,6 +29,7 @@ pub struct Rejected {
 /// the batch, with the stored game it matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Duplicate {
+    /// The record's place in the batch, counted from 0.
     pub index: usize,
     /// The game stored before (by an earlier import or earlier in the batch) that the record
     /// repeats.

@@ -14,6 +14,7 @@ use crate::storage::codec::{self, ContentHasher, GameResult};
 /// A valid game ready to store.
 #[derive(Debug, Clone)]
 pub struct GameRecord {
+    /// The game's variant; `start` must be a position of it.
     pub variant: Arc<Variant>,
     /// The start position (the variant's start or a position-string tag).
     pub start: Position,
@@ -103,14 +104,20 @@ impl GameRecord {
 /// unfinished).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GameEnd {
+    /// The side to move in the last position is checkmated.
     Checkmate,
+    /// The side to move in the last position is stalemated.
     Stalemate,
+    /// A side is left with its bare king in the last position.
     BareKing,
+    /// A royal piece entered the enemy citadel, which draws the game.
     CitadelDraw,
+    /// The rules did not end the game: resignation, agreement, time, or unfinished.
     Other,
 }
 
 impl GameEnd {
+    /// Every way, in the order reports list them.
     pub const ALL: [GameEnd; 5] = [
         GameEnd::Checkmate,
         GameEnd::Stalemate,
@@ -130,6 +137,7 @@ impl GameEnd {
         }
     }
 
+    /// The way whose name ([`GameEnd::as_str`]) is `s`, if any.
     pub fn parse(s: &str) -> Option<GameEnd> {
         GameEnd::ALL.into_iter().find(|e| e.as_str() == s)
     }
@@ -212,12 +220,25 @@ pub(crate) fn special_phrases(counts: [u64; 7]) -> Vec<String> {
 /// Why a record was not stored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecordError {
+    /// The start position is of another variant than the record says.
     #[error("the start position belongs to variant {found:?}, not {expected:?}")]
-    VariantMismatch { expected: String, found: String },
+    VariantMismatch {
+        /// The id of the record's variant.
+        expected: String,
+        /// The id of the start position's variant.
+        found: String,
+    },
+    /// The result is not one of `1-0`, `0-1`, `1/2-1/2`, `*`; the result given.
     #[error("result {0:?} is not one of 1-0, 0-1, 1/2-1/2, *")]
     BadResult(String),
+    /// A move cannot be played in its position: a square off the board, no piece of the side
+    /// to move on its from-square, or an unknown promotion kind.
     #[error("move {ply} is not well-formed in its position")]
-    MalformedMove { ply: usize },
+    MalformedMove {
+        /// The move's ply, counted from 1.
+        ply: usize,
+    },
+    /// The game has more plies than a stored game can (65,535); its number of plies.
     #[error("{0} plies; at most 65535 can be stored")]
     TooLong(usize),
 }
