@@ -221,6 +221,7 @@ impl Status {
 impl Position {
     /// An end of the game that does not depend on the legal moves: a citadel entered, or a
     /// bare king.
+    #[inline]
     pub(crate) fn end_by_rule(&self) -> Option<Status> {
         let variant = &*self.variant;
         let w = Color::White;
