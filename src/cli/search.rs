@@ -112,7 +112,7 @@ fn cells(r: &GameRow, with_ply: bool) -> Vec<String> {
         text(&r.event),
         text(&r.site),
         text(&r.date),
-        r.result.clone(),
+        r.result.to_string(),
         r.plies.to_string(),
         r.termination.to_string(),
     ];

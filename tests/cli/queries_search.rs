@@ -3,7 +3,7 @@
 //! games, and arguments that look like SQL.
 
 use crate::queries_common::*;
-use kabir::db::{Database, GameEnd, StoredGame};
+use kabir::db::{Database, GameEnd, Special, StoredGame};
 use kabir::rules::{MoveKind, Position};
 use kabir::variants::Registry;
 
@@ -81,7 +81,7 @@ fn tag_filters_count_exactly() {
     for result in ["1-0", "0-1", "1/2-1/2", "*"] {
         assert_eq!(
             total(&db, &["--result", result]),
-            brute(&games, |g| g.result == result)
+            brute(&games, |g| g.result.as_str() == result)
         );
     }
     assert_eq!(
@@ -121,7 +121,7 @@ fn tag_filters_count_exactly() {
     );
     assert_eq!(
         total(&db, &["--with", "promotion"]),
-        brute(&games, |g| g.special.promotions > 0)
+        brute(&games, |g| g.special.count[Special::Promotion] > 0)
     );
     let promoted_to = |kind: &str| {
         brute(&games, |g| {
@@ -249,7 +249,7 @@ fn position_search_equals_brute_force() {
     let start = Position::start(&kabir::variants::builtin("shatranj").unwrap());
     let want = reached(&games, &start)
         .iter()
-        .filter(|(id, _)| games[*id as usize - 1].result == "1-0")
+        .filter(|(id, _)| games[*id as usize - 1].result.as_str() == "1-0")
         .count() as u64;
     let fen = start.to_fen();
     assert_eq!(

@@ -2,7 +2,7 @@
 //! against the stored games, and each move's special moves against the importer's counts.
 
 use crate::queries_common::{all_games, build_db, json};
-use kabir::db::GameAnswer;
+use kabir::db::{GameAnswer, Special};
 use kabir::variants::Registry;
 
 #[test]
@@ -44,13 +44,13 @@ fn the_game_answer_agrees_with_the_stored_game() {
                 n("citadel-draw"),
             ],
             [
-                s.swaps,
-                s.lifts,
-                s.relocations,
-                s.promotions,
-                s.arrivals,
-                s.adventitious_kings,
-                s.citadel_entries,
+                s.count[Special::Swap],
+                s.count[Special::Lift],
+                s.count[Special::Relocation],
+                s.count[Special::Promotion],
+                s.count[Special::Arrival],
+                s.count[Special::AdventitiousKing],
+                s.count[Special::CitadelEntry],
             ],
             "game {}",
             g.id

@@ -2,7 +2,7 @@
 //! missing database.
 
 use crate::queries_common::*;
-use kabir::db::{GameEnd, StoredGame};
+use kabir::db::{GameEnd, Special, StoredGame};
 use kabir::rules::MoveKind;
 
 fn sum(items: &serde_json::Value, field: &str) -> u64 {
@@ -27,11 +27,11 @@ fn totals_equal_the_game_count() {
         |pred: &dyn Fn(&StoredGame) -> bool| games.iter().filter(|g| pred(g)).count() as u64;
     assert_eq!(
         s["results"]["white_wins"].as_u64().unwrap(),
-        count(&|g| g.result == "1-0")
+        count(&|g| g.result.as_str() == "1-0")
     );
     assert_eq!(
         s["results"]["draws"].as_u64().unwrap(),
-        count(&|g| g.result == "1/2-1/2")
+        count(&|g| g.result.as_str() == "1/2-1/2")
     );
     assert_eq!(sum(&s["terminations"], "games"), n);
     assert_eq!(sum(&s["lengths"]["buckets"], "games"), n);
@@ -59,13 +59,13 @@ fn totals_equal_the_game_count() {
     assert_eq!(special("king swap")["moves"].as_u64().unwrap(), swaps);
     assert_eq!(
         special("lift")["games"].as_u64().unwrap(),
-        count(&|g| g.special.lifts > 0)
+        count(&|g| g.special.count[Special::Lift] > 0)
     );
     assert_eq!(
         special("adventitious king")["moves"].as_u64().unwrap(),
         games
             .iter()
-            .map(|g| g.special.adventitious_kings)
+            .map(|g| g.special.count[Special::AdventitiousKing])
             .sum::<u64>()
     );
     // Openings: games from their variant's start, most played first.
@@ -117,8 +117,8 @@ fn totals_equal_the_game_count() {
     assert_eq!(p["as_black"]["games"].as_u64().unwrap(), black);
     assert_eq!(p["total"]["games"].as_u64().unwrap(), white + black);
     let wins = count(&|g| {
-        (g.tag("White") == Some("Player 1") && g.result == "1-0")
-            || (g.tag("Black") == Some("Player 1") && g.result == "0-1")
+        (g.tag("White") == Some("Player 1") && g.result.as_str() == "1-0")
+            || (g.tag("Black") == Some("Player 1") && g.result.as_str() == "0-1")
     });
     assert_eq!(p["total"]["wins"].as_u64().unwrap(), wins);
     let by_variant: u64 = p["by_variant"]
@@ -250,9 +250,9 @@ fn long_openings_count_as_brute_force_and_the_bounds_hold() {
             }
             let e = want.entry((g.variant.clone(), line.join(" "))).or_default();
             e.0 += 1;
-            e.1 += u64::from(g.result == "1-0");
-            e.2 += u64::from(g.result == "1/2-1/2");
-            e.3 += u64::from(g.result == "0-1");
+            e.1 += u64::from(g.result.as_str() == "1-0");
+            e.2 += u64::from(g.result.as_str() == "1/2-1/2");
+            e.3 += u64::from(g.result.as_str() == "0-1");
             e.4 += u64::from(g.plies);
         }
         let openings = s["openings"].as_array().unwrap();

@@ -576,7 +576,7 @@ impl Rows for GamesRows {
         for (b, (_, tag)) in self.roster.iter_mut().zip(ROSTER_TAGS) {
             b.append_option(g.tag(tag));
         }
-        self.result.append_value(&g.result);
+        self.result.append_value(g.result.as_str());
         self.termination.append_value(g.end.as_str());
         self.plies
             .append_value(i32::try_from(g.plies()).unwrap_or(i32::MAX));

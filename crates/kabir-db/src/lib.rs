@@ -23,7 +23,8 @@ pub use read::answer::{
 pub use read::export::{ExportedGame, ExportedMove};
 pub use read::query::{
     DEFAULT_TREE_NODES, Explorer, ExplorerMove, ExplorerTree, GameFilter, GameId, GameSummary,
-    MAX_TREE_DEPTH, PositionHit, Results, Special, StoredGame, TreeQuery, Truncation,
+    MAX_TREE_DEPTH, PositionHit, Results, Special, SpecialCounts, StoredGame, TreeQuery,
+    Truncation,
 };
 pub use read::report::{
     EndCount, Group, GroupBy, LengthBucket, Lengths, PlayerStats, Report, ReportQuery, Score,

@@ -19,6 +19,7 @@ use crate::read::query::{
     Explorer, ExplorerMove, ExplorerTree, GameId, Special, StoredGame, Truncation,
 };
 use crate::read::search::{SearchHit, SearchPage};
+use crate::storage::codec::GameResult;
 
 /// What the explorer counts, said with every answer.
 pub const EXPLORER_COUNTING: &str = "games that reached the position by any move order \
@@ -211,7 +212,7 @@ pub struct GameRow {
     /// The Date tag as written; `None` when the game has none.
     pub date: Option<String>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub result: String,
+    pub result: GameResult,
     /// Its length in plies.
     pub plies: u32,
     /// What the rules say of the last position: `checkmate`, `stalemate`, `bare king`,
@@ -234,7 +235,7 @@ impl GameRow {
             event: g.event.clone(),
             site: g.site.clone(),
             date: g.date.clone(),
-            result: g.result.clone(),
+            result: g.result,
             plies: g.plies,
             termination: g.end.as_str(),
             ply: h.ply,
@@ -296,7 +297,7 @@ pub struct GameAnswer {
     /// The Black tag as written; empty when the game has none.
     pub black: String,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub result: String,
+    pub result: GameResult,
     /// Its length in plies.
     pub plies: u32,
     /// What the rules say of the last position: `checkmate`, `stalemate`, `bare king`,
@@ -469,19 +470,19 @@ impl GameAnswer {
             round: tag("Round"),
             white: tag("White"),
             black: tag("Black"),
-            result: game.result.clone(),
+            result: game.result,
             plies: game.plies,
             termination: game.end.as_str(),
             start: game.start_fen.clone(),
             tags: game.tags.iter().cloned().collect(),
             special: SpecialSummary {
-                swaps: s.swaps,
-                lifts: s.lifts,
-                relocations: s.relocations,
-                promotions: s.promotions,
-                arrivals: s.arrivals,
-                adventitious_kings: s.adventitious_kings,
-                citadel_draws: s.citadel_entries,
+                swaps: s.count[Special::Swap],
+                lifts: s.count[Special::Lift],
+                relocations: s.count[Special::Relocation],
+                promotions: s.count[Special::Promotion],
+                arrivals: s.count[Special::Arrival],
+                adventitious_kings: s.count[Special::AdventitiousKing],
+                citadel_draws: s.count[Special::CitadelEntry],
                 promotions_by_kind: s.promotions_by_kind.iter().cloned().collect(),
             },
             comments,

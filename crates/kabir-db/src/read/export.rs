@@ -13,6 +13,7 @@ use kabir_rules::{Move, Position};
 
 use crate::read::answer::GameAnswerError;
 use crate::read::query::StoredGame;
+use crate::storage::codec::GameResult;
 use crate::write::record::{
     self, GameEnd, GameRecord, ROSTER, RecordError, SpecialMoves, well_formed,
 };
@@ -71,7 +72,7 @@ pub struct ExportedGame {
     /// Tag pairs in canonical order.
     pub tags: Vec<(String, String)>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub result: String,
+    pub result: GameResult,
     /// What the rules say of the last position.
     pub end: GameEnd,
     /// The start position's string.
@@ -107,7 +108,7 @@ impl ExportedGame {
         Ok(ExportedGame {
             variant: d.variant.id().to_string(),
             tags: d.tags,
-            result: d.result.as_str().to_string(),
+            result: d.result,
             end: d.end,
             start_fen: d.start_fen,
             standard_start: d.standard_start,
@@ -139,7 +140,7 @@ impl ExportedGame {
         Ok(ExportedGame {
             variant: g.variant.clone(),
             tags: g.tags.clone(),
-            result: g.result.clone(),
+            result: g.result,
             end: g.end,
             start_fen: g.start_fen.clone(),
             standard_start,

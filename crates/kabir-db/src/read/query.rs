@@ -64,7 +64,10 @@ impl Results {
 
     /// Adds `n` games of the result written `result`; one not known is unfinished.
     pub(crate) fn add_result(&mut self, result: &str, n: u64) {
-        self.add(GameResult::parse(result).unwrap_or(GameResult::Unknown), n);
+        self.add(
+            GameResult::from_ascii(result.as_bytes()).unwrap_or(GameResult::Unknown),
+            n,
+        );
     }
 }
 
@@ -180,7 +183,7 @@ pub struct StoredGame {
     /// Its tags as (name, value) pairs, in the order of its text.
     pub tags: Vec<(String, String)>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub result: String,
+    pub result: GameResult,
     /// What the rules say of its last position.
     pub end: GameEnd,
     /// Its length in plies (the number of `moves`).
@@ -294,6 +297,22 @@ pub enum Special {
 }
 
 impl Special {
+    /// Every kind, in the order the database's columns, reports and phrases give them.
+    pub const ALL: [Special; 7] = [
+        Special::Swap,
+        Special::Lift,
+        Special::Relocation,
+        Special::Promotion,
+        Special::Arrival,
+        Special::AdventitiousKing,
+        Special::CitadelEntry,
+    ];
+
+    /// The kind's place in [`Special::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     fn column(self) -> &'static str {
         match self {
             Special::Swap => "swaps",
@@ -304,6 +323,57 @@ impl Special {
             Special::AdventitiousKing => "adventitious_kings",
             Special::CitadelEntry => "citadel_entries",
         }
+    }
+}
+
+impl std::fmt::Display for Special {
+    /// The name `--with` and the server's `with` parameter take (`swap`, `citadel-draw`...).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::derived::names::special_name(*self))
+    }
+}
+
+impl std::str::FromStr for Special {
+    type Err = crate::derived::names::NameError;
+
+    /// Reads a name as `--with` does ([`crate::names::parse_special`]).
+    fn from_str(s: &str) -> Result<Special, Self::Err> {
+        crate::derived::names::parse_special(s)
+    }
+}
+
+/// A count for each kind of [`Special`] move, indexed by the kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct SpecialCounts([u64; 7]);
+
+impl SpecialCounts {
+    /// The counts in the order of [`Special::ALL`].
+    pub const fn from_array(counts: [u64; 7]) -> SpecialCounts {
+        SpecialCounts(counts)
+    }
+
+    /// The counts in the order of [`Special::ALL`].
+    pub const fn as_array(&self) -> [u64; 7] {
+        self.0
+    }
+
+    /// Each kind with its count, in the order of [`Special::ALL`].
+    pub fn iter(&self) -> impl Iterator<Item = (Special, u64)> + '_ {
+        Special::ALL.into_iter().zip(self.0)
+    }
+}
+
+impl std::ops::Index<Special> for SpecialCounts {
+    type Output = u64;
+
+    fn index(&self, kind: Special) -> &u64 {
+        &self.0[kind.index()]
+    }
+}
+
+impl std::ops::IndexMut<Special> for SpecialCounts {
+    fn index_mut(&mut self, kind: Special) -> &mut u64 {
+        &mut self.0[kind.index()]
     }
 }
 
@@ -380,7 +450,7 @@ pub struct GameSummary {
     /// The Date tag as written; `None` when the game has none.
     pub date: Option<String>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub result: String,
+    pub result: GameResult,
     /// What the rules say of its last position.
     pub end: GameEnd,
     /// Its length in plies.
@@ -879,13 +949,15 @@ impl Database {
                         r.get::<_, String>(5)?,
                         r.get::<_, u32>(6)?,
                         SpecialMoves {
-                            swaps: count(r, 7)?,
-                            lifts: count(r, 8)?,
-                            relocations: count(r, 9)?,
-                            promotions: count(r, 10)?,
-                            arrivals: count(r, 11)?,
-                            adventitious_kings: count(r, 12)?,
-                            citadel_entries: count(r, 13)?,
+                            count: SpecialCounts::from_array([
+                                count(r, 7)?,
+                                count(r, 8)?,
+                                count(r, 9)?,
+                                count(r, 10)?,
+                                count(r, 11)?,
+                                count(r, 12)?,
+                                count(r, 13)?,
+                            ]),
                             promotions_by_kind: Vec::new(),
                         },
                         r.get::<_, String>(14)?,
@@ -907,6 +979,8 @@ impl Database {
         let tags: Vec<(String, String)> =
             serde_json::from_str(&tags).map_err(|_| corrupt("bad tags"))?;
         let end = GameEnd::parse(&end).ok_or_else(|| corrupt("bad termination"))?;
+        let result =
+            GameResult::from_ascii(result.as_bytes()).ok_or_else(|| corrupt("bad result"))?;
         special.promotions_by_kind = self
             .conn
             .prepare_cached("SELECT kind, count FROM promotion WHERE game = ?1 ORDER BY kind")
@@ -1181,7 +1255,7 @@ impl Database {
                         event: r.get(4)?,
                         site: r.get(5)?,
                         date: r.get(6)?,
-                        result: r.get(7)?,
+                        result: codec::result_column(r, 7)?,
                         end: GameEnd::Other,
                         plies: r.get(9)?,
                     },

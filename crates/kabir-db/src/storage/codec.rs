@@ -72,52 +72,41 @@ pub fn decode_moves(blob: &[u8]) -> Option<Vec<Move>> {
         .collect()
 }
 
-/// A game's result, as stored in index entries and the `game.result` column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum GameResult {
-    /// `1-0`.
-    WhiteWins,
-    /// `1/2-1/2`.
-    Draw,
-    /// `0-1`.
-    BlackWins,
-    /// `*`: unfinished or unknown.
-    Unknown,
+/// A game's result: the rules crate's, stored as its text in `game.result` and as a two-bit
+/// code in index entries.
+pub use kabir_rules::GameResult;
+
+/// The result in column `idx` of `row` (the text `game.result` holds); an error for any other
+/// text, which no import stores.
+pub(crate) fn result_column(row: &rusqlite::Row<'_>, idx: usize) -> rusqlite::Result<GameResult> {
+    let text: String = row.get(idx)?;
+    GameResult::from_ascii(text.as_bytes()).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            idx,
+            rusqlite::types::Type::Text,
+            format!("not a game result: {text:?}").into(),
+        )
+    })
 }
 
-impl GameResult {
-    /// The result written `s` (`1-0`, `1/2-1/2`, `0-1` or `*`, exactly), if it is one.
-    pub fn parse(s: &str) -> Option<GameResult> {
-        match s {
-            "1-0" => Some(GameResult::WhiteWins),
-            "1/2-1/2" => Some(GameResult::Draw),
-            "0-1" => Some(GameResult::BlackWins),
-            "*" => Some(GameResult::Unknown),
-            _ => None,
-        }
+/// The two-bit code of a result in an index entry's flags. The codes are part of the file
+/// format: they never change.
+fn result_code(result: GameResult) -> u8 {
+    match result {
+        GameResult::WhiteWins => 0,
+        GameResult::Draw => 1,
+        GameResult::BlackWins => 2,
+        GameResult::Unknown => 3,
     }
+}
 
-    /// The result as written in the game text and stored in `game.result`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::BlackWins => "0-1",
-            GameResult::Unknown => "*",
-        }
-    }
-
-    fn code(self) -> u8 {
-        self as u8
-    }
-
-    fn from_code(c: u8) -> GameResult {
-        match c & 3 {
-            0 => GameResult::WhiteWins,
-            1 => GameResult::Draw,
-            2 => GameResult::BlackWins,
-            _ => GameResult::Unknown,
-        }
+/// The result of a two-bit code ([`result_code`]).
+fn result_from_code(c: u8) -> GameResult {
+    match c & 3 {
+        0 => GameResult::WhiteWins,
+        1 => GameResult::Draw,
+        2 => GameResult::BlackWins,
+        _ => GameResult::Unknown,
     }
 }
 
@@ -153,7 +142,7 @@ impl GameFields {
     pub(crate) fn new(game: u32, result: GameResult, standard_start: bool, plies: u16) -> Self {
         GameFields {
             game: game.to_le_bytes(),
-            flags: result.code() | u8::from(standard_start) << 2,
+            flags: result_code(result) | u8::from(standard_start) << 2,
             plies: plies.to_le_bytes(),
         }
     }
@@ -211,7 +200,7 @@ impl Posting {
             game: u32::from_le_bytes([b[8], b[9], b[10], b[11]]),
             ply: u16_at(12),
             mv: decode_move([b[14], b[15], b[16]]),
-            result: GameResult::from_code(b[17]),
+            result: result_from_code(b[17]),
             standard_start: b[17] & 4 != 0,
             plies: u16_at(18),
         })

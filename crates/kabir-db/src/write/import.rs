@@ -1,6 +1,7 @@
 //! Importing batches of games: parallel derivation (see `prepare`), one writer, one
 //! transaction per batch.
 
+use crate::read::query::Special;
 use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -452,13 +453,13 @@ fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, W
         roster[3],
         roster[4],
         roster[5],
-        s.swaps as i64,
-        s.lifts as i64,
-        s.relocations as i64,
-        s.promotions as i64,
-        s.arrivals as i64,
-        s.adventitious_kings as i64,
-        s.citadel_entries as i64,
+        s.count[Special::Swap] as i64,
+        s.count[Special::Lift] as i64,
+        s.count[Special::Relocation] as i64,
+        s.count[Special::Promotion] as i64,
+        s.count[Special::Arrival] as i64,
+        s.count[Special::AdventitiousKing] as i64,
+        s.count[Special::CitadelEntry] as i64,
     ])?;
     let id = tx.last_insert_rowid();
     let id = u32::try_from(id).map_err(|_| WriteError::TooManyGames)?;

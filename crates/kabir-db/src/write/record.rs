@@ -1,5 +1,6 @@
 //! Games ready to store, and what the importer derives from them by replaying their moves.
 
+use crate::read::query::{Special, SpecialCounts};
 use std::sync::Arc;
 
 use kabir_notation::game::RawGame;
@@ -158,20 +159,11 @@ impl GameEnd {
 /// Counts of a game's special moves.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SpecialMoves {
-    /// King swaps.
-    pub swaps: u64,
-    /// Lifts of the waiting pawn of pawns.
-    pub lifts: u64,
-    /// Relocations of the pawn of pawns after its second arrival.
-    pub relocations: u64,
-    /// Promotions (the pawn of pawns' arrivals and adventitious kings not included).
-    pub promotions: u64,
-    /// Arrivals of the pawn of pawns on its last rank that leave it a pawn of pawns.
-    pub arrivals: u64,
-    /// Adventitious kings made (the pawn of pawns' third arrival).
-    pub adventitious_kings: u64,
-    /// Royal pieces that entered the enemy citadel (the game ends then, so 0 or 1).
-    pub citadel_entries: u64,
+    /// How many of each kind: king swaps, lifts and relocations of the pawn of pawns,
+    /// promotions (the pawn of pawns' arrivals and adventitious kings not included), arrivals
+    /// of the pawn of pawns that leave it a pawn of pawns, adventitious kings made, and royal
+    /// pieces that entered the enemy citadel (the game ends then, so 0 or 1).
+    pub count: SpecialCounts,
     /// Promotions by resulting piece kind id, in kind order.
     pub promotions_by_kind: Vec<(String, u64)>,
 }
@@ -186,15 +178,7 @@ impl SpecialMoves {
     /// The counts in a fixed order: swaps, lifts, relocations, promotions, arrivals,
     /// adventitious kings, citadel entries.
     pub fn counts(&self) -> [u64; 7] {
-        [
-            self.swaps,
-            self.lifts,
-            self.relocations,
-            self.promotions,
-            self.arrivals,
-            self.adventitious_kings,
-            self.citadel_entries,
-        ]
+        self.count.as_array()
     }
 }
 
@@ -308,7 +292,7 @@ fn check(
             found: start.variant().id().to_string(),
         });
     }
-    if GameResult::parse(result).is_none() {
+    if GameResult::from_ascii(result.as_bytes()).is_none() {
         return Err(RecordError::BadResult(result.to_string()));
     }
     u16::try_from(plies).map_err(|_| RecordError::TooLong(plies))?;
@@ -335,7 +319,7 @@ pub(crate) fn derive(
     // The start position's own variant from here on: its piece kinds are the ones the moves
     // refer to.
     let variant = start.variant().clone();
-    let result = GameResult::parse(&result).ok_or(RecordError::BadResult(result))?;
+    let result = GameResult::from_ascii(result.as_bytes()).ok_or(RecordError::BadResult(result))?;
     let plies = u16::try_from(moves.len()).map_err(|_| RecordError::TooLong(moves.len()))?;
     let (standard_start, start_fen) = match standard {
         Some((p, fen, _)) if p.variant().id() == variant.id() => {
@@ -368,18 +352,18 @@ pub(crate) fn derive(
     let mut by_kind = vec![0u64; variant.kinds().len()];
     for &m in &moves {
         match m.kind {
-            MoveKind::Swap => special.swaps += 1,
-            MoveKind::Lift => special.lifts += 1,
-            MoveKind::Relocation => special.relocations += 1,
+            MoveKind::Swap => special.count[Special::Swap] += 1,
+            MoveKind::Lift => special.count[Special::Lift] += 1,
+            MoveKind::Relocation => special.count[Special::Relocation] += 1,
             MoveKind::Normal => {}
         }
         if let Some(k) = m.promotion {
             let info = variant.kind(k);
             match pp {
-                Some(pp) if info.base == pp.states[0] => special.arrivals += 1,
-                Some(pp) if k == pp.third_arrival => special.adventitious_kings += 1,
+                Some(pp) if info.base == pp.states[0] => special.count[Special::Arrival] += 1,
+                Some(pp) if k == pp.third_arrival => special.count[Special::AdventitiousKing] += 1,
                 _ => {
-                    special.promotions += 1;
+                    special.count[Special::Promotion] += 1;
                     if let Some(c) = by_kind.get_mut(k.index()) {
                         *c += 1;
                     }
@@ -389,7 +373,7 @@ pub(crate) fn derive(
     }
     let end = GameEnd::of(status);
     if end == GameEnd::CitadelDraw {
-        special.citadel_entries = 1;
+        special.count[Special::CitadelEntry] = 1;
     }
     special.promotions_by_kind = by_kind
         .iter()
@@ -569,18 +553,26 @@ mod tests {
             assert!(d.standard_start);
             assert_eq!(d.plies as usize, game.moves().len());
             let count = |k: MoveKind| game.moves().iter().filter(|m| m.kind == k).count() as u64;
-            assert_eq!(d.special.swaps, count(MoveKind::Swap));
-            assert_eq!(d.special.lifts, count(MoveKind::Lift));
-            assert_eq!(d.special.relocations, count(MoveKind::Relocation));
+            assert_eq!(d.special.count[Special::Swap], count(MoveKind::Swap));
+            assert_eq!(d.special.count[Special::Lift], count(MoveKind::Lift));
+            assert_eq!(
+                d.special.count[Special::Relocation],
+                count(MoveKind::Relocation)
+            );
             let promoted = game
                 .moves()
                 .iter()
                 .filter(|m| m.promotion.is_some())
                 .count() as u64;
             let s = &d.special;
-            assert_eq!(s.promotions + s.arrivals + s.adventitious_kings, promoted);
+            assert_eq!(
+                s.count[Special::Promotion]
+                    + s.count[Special::Arrival]
+                    + s.count[Special::AdventitiousKing],
+                promoted
+            );
             let by_kind: u64 = s.promotions_by_kind.iter().map(|(_, n)| n).sum();
-            assert_eq!(by_kind, s.promotions);
+            assert_eq!(by_kind, s.count[Special::Promotion]);
             assert_eq!(codec::decode_moves(&d.moves_blob).unwrap(), game.moves());
             let end = GameEnd::of(game.position().status());
             assert_eq!(d.end, end);
