@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::rules_common::*;
-use kabir::rules::{Position, Variant};
+use kabir::rules::{FenErrorKind, Position, Variant};
 
 /// The error for a position string: its column and a fragment of its message.
 fn err(v: &Arc<Variant>, text: &str, column: usize, says: &str) {
@@ -16,6 +16,28 @@ fn err(v: &Arc<Variant>, text: &str, column: usize, says: &str) {
         e.message
     );
     assert_eq!(e.column, column, "{text}: {}", e.message);
+}
+
+/// Each refusal carries the kind of problem, for callers that act on it rather than print it.
+#[test]
+fn errors_say_their_kind() {
+    let s = shatranj();
+    let board = "3k4/8/8/8/8/8/8/3KR3";
+    for (text, kind) in [
+        ("", FenErrorKind::Empty),
+        ("3k4/8/8/8/8/8/3KR3 w - - 0 1", FenErrorKind::Board),
+        ("3k4/8/8/8/8/8/8/3KX3 w - - 0 1", FenErrorKind::UnknownPiece),
+        (board, FenErrorKind::Side),
+        (&format!("{board} x - - 0 1"), FenErrorKind::Side),
+        (&format!("{board} w - e3 0 1"), FenErrorKind::EnPassant),
+        (&format!("{board} w K - 0 1"), FenErrorKind::Swap),
+        (&format!("{board} w - - x 1"), FenErrorKind::Counter),
+        (&format!("{board} w - - 0 1 x"), FenErrorKind::FieldCount),
+        ("3k4/8/8/8/8/8/8/4R3 w - - 0 1", FenErrorKind::Impossible),
+    ] {
+        let e = Position::from_fen(&s, text).expect_err(text);
+        assert_eq!(e.kind, kind, "{text:?}: {}", e.message);
+    }
 }
 
 #[test]

@@ -31,6 +31,7 @@ pub use {arrow_array, parquet};
 
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ColumnarError {
     /// A folder or file could not be created, or a finished file not renamed into place.
     #[error("{path}: {source}")]

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 /// An error from the game database.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DbError {
     /// [`Database::open`](crate::Database::open) was given a path where no file exists (it
     /// never creates one).

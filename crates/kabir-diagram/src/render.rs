@@ -9,6 +9,7 @@ pub const FONT: &[u8] = include_bytes!("font/DejaVuSans-Bold-subset.ttf");
 
 /// Why an SVG could not be turned into a PNG.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RenderError {
     /// The text is not an SVG document the renderer can read; the renderer's message.
     #[error("cannot read the SVG: {0}")]

@@ -19,6 +19,7 @@ pub struct Tag {
 
 /// What a movetext token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TokenKind {
     /// `12.` (`black` false) or `12...` (`black` true).
     MoveNumber {
@@ -67,6 +68,7 @@ pub enum Severity {
 
 /// What is wrong at a place in a game's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DiagnosticKind {
     /// A character that cannot start any token here.
     UnexpectedChar,

@@ -9,6 +9,7 @@ use super::write::san;
 
 /// Why a line of moves could not be played. `number` counts the moves from 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LineError {
     /// A token is not the text of a move.
     #[error("move {number} {text:?} is not a move: {error:?}")]

@@ -10,6 +10,7 @@ use super::san::{Letter, Origin, Place, San};
 
 /// Why a move's text names no single legal move.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResolveError {
     /// No legal move fits. `close` lists legal moves of the same piece or to the same square.
     #[error("illegal move")]

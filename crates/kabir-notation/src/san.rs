@@ -264,6 +264,7 @@ pub struct SanPlus {
 
 /// Why a move's text is not a move. Each kind says what was expected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SanError {
     /// The text is empty.
     Empty,

@@ -21,10 +21,40 @@ use grammar::{Cell, TypedPawns, board, just, square, whole, ws};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} (at character {column} of the position string)")]
 pub struct FenError {
+    /// What kind of problem it is.
+    pub kind: FenErrorKind,
     /// Where the problem was found: a 1-based character position in the string.
     pub column: usize,
     /// What is wrong, in words (`the position string is empty`).
     pub message: String,
+}
+
+/// The kinds of problem a position string can have, field by field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FenErrorKind {
+    /// The string is empty.
+    Empty,
+    /// More fields than the variant's position strings have.
+    FieldCount,
+    /// The board field is not a board of the variant: its number of ranks or cells, or a
+    /// character that is no cell.
+    Board,
+    /// A piece letter the variant does not have.
+    UnknownPiece,
+    /// The side to move is missing or not `w` or `b`.
+    Side,
+    /// An en passant square, which these games do not have.
+    EnPassant,
+    /// The king swap field.
+    Swap,
+    /// The halfmove clock or the move number is not a number.
+    Counter,
+    /// The order in which pawns wait for promotion.
+    WaitingOrder,
+    /// Each field reads, but the position cannot arise in the variant (a king missing or too
+    /// many, a pawn on its last rank, the side not to move in check...).
+    Impossible,
 }
 
 /// Where in the position string a problem found in the position itself lies.
@@ -40,8 +70,9 @@ enum Blame {
 }
 
 /// Why a position was refused as impossible in its variant.
-fn bad(column: usize, message: impl Into<String>) -> FenError {
+fn bad(kind: FenErrorKind, column: usize, message: impl Into<String>) -> FenError {
     FenError {
+        kind,
         column,
         message: message.into(),
     }
@@ -59,7 +90,7 @@ impl Position {
         let fields = fields(text);
         let col = |byte: usize| text[..byte.min(text.len())].chars().count() + 1;
         let Some(&(board_at, board)) = fields.first() else {
-            return Err(bad(1, "the position string is empty"));
+            return Err(bad(FenErrorKind::Empty, 1, "the position string is empty"));
         };
         // Promotion to lost pieces adds a seventh field: the order in which pawns wait.
         let most = if variant.waiting_pawn_kinds != 0 {
@@ -69,6 +100,7 @@ impl Position {
         };
         if fields.len() > most {
             return Err(bad(
+                FenErrorKind::FieldCount,
                 col(fields[most].0),
                 format!(
                     "{} fields; a position string has at most {most}",
@@ -81,12 +113,14 @@ impl Position {
 
         let (side_at, side) = fields.get(1).copied().ok_or_else(|| {
             bad(
+                FenErrorKind::Side,
                 col(text.len()),
                 "the side to move is missing (expected `w` or `b`)",
             )
         })?;
         pos.turn = whole(grammar::side, side.as_bytes()).ok_or_else(|| {
             bad(
+                FenErrorKind::Side,
                 col(side_at),
                 format!("side to move {side:?}; expected `w` or `b`"),
             )
@@ -98,6 +132,7 @@ impl Position {
             && whole(just(b'-'), ep.as_bytes()).is_none()
         {
             return Err(bad(
+                FenErrorKind::EnPassant,
                 col(at),
                 format!("en passant square {ep:?}: these games have no en passant; expected `-`"),
             ));
@@ -108,6 +143,7 @@ impl Position {
                     .and_then(grammar::value_of)
                     .ok_or_else(|| {
                         bad(
+                            FenErrorKind::Counter,
                             col(at),
                             format!(
                                 "{s:?} is not a {}",
@@ -141,7 +177,7 @@ impl Position {
                     .and_then(|&(at, f)| f.find(c_letter(c)).map(|i| col(at + i)))
                     .unwrap_or(1),
             };
-            bad(column, m)
+            bad(FenErrorKind::Impossible, column, m)
         })?;
         Ok(pos)
     }
@@ -354,6 +390,7 @@ fn read_swap_rights(
     }
     if pos.variant.rules().king_swap.is_none() {
         return Err(bad(
+            FenErrorKind::Swap,
             col(0),
             format!(
                 "{field:?}: {} has no king swap or castling; expected `-`",
@@ -370,12 +407,17 @@ fn read_swap_rights(
     for (i, &b) in bytes[..letters].iter().enumerate() {
         let c = Color::from_white(b == b'K');
         if pos.swap[c.index()] {
-            return Err(bad(col(i), format!("{:?} given twice", b as char)));
+            return Err(bad(
+                FenErrorKind::Swap,
+                col(i),
+                format!("{:?} given twice", b as char),
+            ));
         }
         pos.swap[c.index()] = true;
     }
     match field[letters..].chars().next() {
         Some(ch) => Err(bad(
+            FenErrorKind::Swap,
             col(letters),
             format!("{ch:?} in the swap field; expected `K`, `k` or `-`"),
         )),
@@ -403,6 +445,7 @@ fn read_waiting_order(
                 .and_then(|c| g.main_square(c.file, c.rank))
                 .ok_or_else(|| {
                     bad(
+                        FenErrorKind::WaitingOrder,
                         here,
                         format!("{name:?} in the waiting order is not a square"),
                     )
@@ -412,12 +455,14 @@ fn read_waiting_order(
                 .find(|c| waiting[c.index()].contains(sq))
             else {
                 return Err(bad(
+                    FenErrorKind::WaitingOrder,
                     here,
                     format!("the waiting order names {name}, where no pawn waits"),
                 ));
             };
             if pos.waiting_pawns(c).any(|s| s == sq) {
                 return Err(bad(
+                    FenErrorKind::WaitingOrder,
                     here,
                     format!("{name} is named twice in the waiting order"),
                 ));
@@ -477,6 +522,7 @@ fn read_board(
             .nth(usize::from(g.ranks()).saturating_sub(1))
             .map_or(field.len(), |(i, _)| i + 1);
         return Err(bad(
+            FenErrorKind::Board,
             col(board_at + at),
             format!(
                 "{ranks} ranks in the board field; {} has {}",
@@ -519,7 +565,11 @@ fn read_board(
                     let run = grammar::value_of(digits).map_or(usize::MAX, |v| v as usize);
                     cell = cell.saturating_add(run);
                     if cell > cells.len() {
-                        return Err(bad(here, format!("too many cells: {}", describe())));
+                        return Err(bad(
+                            FenErrorKind::Board,
+                            here,
+                            format!("too many cells: {}", describe()),
+                        ));
                     }
                 }
                 Cell::Piece(text) => {
@@ -531,12 +581,17 @@ fn read_board(
                         .filter(|&k| variant.kind(k).symbol == symbol)
                     else {
                         return Err(bad(
+                            FenErrorKind::UnknownPiece,
                             here,
                             format!("unknown piece {written:?} for {}", variant.name()),
                         ));
                     };
                     let Some(&sq) = cells.get(cell) else {
-                        return Err(bad(here, format!("too many cells: {}", describe())));
+                        return Err(bad(
+                            FenErrorKind::Board,
+                            here,
+                            format!("too many cells: {}", describe()),
+                        ));
                     };
                     columns[sq.index()] = here;
                     let white = text[0].is_ascii_uppercase();
@@ -557,6 +612,7 @@ fn read_board(
         }
         if cell != cells.len() {
             return Err(bad(
+                FenErrorKind::Board,
                 col(board_at + at),
                 format!("too few cells: {}, not {cell}", describe()),
             ));
@@ -574,7 +630,7 @@ fn read_board(
         } else {
             format!("unexpected {ch:?} in the board field")
         };
-        return Err(bad(col(board_at + stop), message));
+        return Err(bad(FenErrorKind::Board, col(board_at + stop), message));
     }
     Ok(columns)
 }

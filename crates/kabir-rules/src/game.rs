@@ -8,6 +8,7 @@ use super::variant::{MAX_KINDS, PieceKind, Variant};
 
 /// A move that may not be played in a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum IllegalMove {
     /// The game has already ended by the rules (checkmate, stalemate, bare king, citadel):
     /// no move may follow.

@@ -231,6 +231,7 @@ pub(crate) async fn load_game(
                 AppError::BadRequest(format!("{e} (start the server with --variant-file)"))
             }
             GameAnswerError::Corrupt { .. } => AppError::Internal(e.to_string()),
+            _ => AppError::Internal(e.to_string()),
         })
     })
     .await

@@ -64,6 +64,7 @@ impl Config {
 
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ServeError {
     /// The database could not be opened for queries: missing, not a kabir database, or of a
     /// schema this version cannot read.

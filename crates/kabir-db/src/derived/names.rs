@@ -9,6 +9,7 @@ use crate::write::record::GameEnd;
 
 /// A query value that is not one of the accepted words; the message says what is accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum NameError {
     /// Not a result ([`parse_result`]).
     #[error("expected 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished)")]

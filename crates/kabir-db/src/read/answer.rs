@@ -245,6 +245,7 @@ impl GameRow {
 
 /// Why a stored game cannot be shown or replayed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GameAnswerError {
     /// Its variant is neither built in nor given (`--variant-file`).
     #[error("game {id}: its variant {variant:?} is not known here; give its definition file")]

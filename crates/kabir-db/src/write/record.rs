@@ -203,6 +203,7 @@ pub(crate) fn special_phrases(counts: [u64; 7]) -> Vec<String> {
 
 /// Why a record was not stored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecordError {
     /// The start position is of another variant than the record says.
     #[error("the start position belongs to variant {found:?}, not {expected:?}")]

@@ -25,6 +25,7 @@ use kabir_rules::{
 /// What kind of problem a game has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum ProblemKind {
     /// The text is not well-formed (see the message for what was expected).
     Syntax,

@@ -41,6 +41,7 @@ const BUILTIN: &[(&str, &str)] = &[
 
 /// Why a variant could not be found or loaded.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoadError {
     /// No variant has this name.
     #[error("unknown variant {name:?}; known variants: {}", known.join(", "))]
