@@ -37,4 +37,5 @@ pub use square::{Bitboard, Square};
 pub use status::{GameResult, Outcome, ParseResultError, Status, Termination};
 pub use variant::{
     KindInfo, MAX_KINDS, PawnOfPawns, Piece, PieceKind, Rules, Variant, VariantError,
+    VariantErrorKind,
 };

@@ -209,44 +209,72 @@ pub struct Variant {
 pub struct VariantError {
     /// The `id` of the refused definition.
     pub variant: String,
+    /// Which part of the definition is wrong.
+    pub kind: VariantErrorKind,
     /// What is wrong, in words.
     pub message: String,
+}
+
+/// The part of a variant definition that was refused (see `docs/VARIANT-FORMAT.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum VariantErrorKind {
+    /// The `id`.
+    Id,
+    /// The board: its size or its citadels.
+    Board,
+    /// A piece: its id, kind, movement or symbol.
+    Piece,
+    /// The promotion rules of the pieces.
+    Promotion,
+    /// The game rules (`[rules]`): stalemate, bare king, promotion, the pawn of pawns...
+    Rules,
+    /// The start position string.
+    Start,
 }
 
 impl Variant {
     /// Checks a definition and compiles its tables.
     pub fn new(def: VariantDef) -> Result<Variant, VariantError> {
         let variant = def.id.clone();
-        Self::compile(def).map_err(|message| VariantError { variant, message })
+        Self::compile(def).map_err(|(kind, message)| VariantError {
+            variant,
+            kind,
+            message,
+        })
     }
 
-    /// [`Variant::new`], with its refusal in words.
-    fn compile(def: VariantDef) -> Result<Variant, String> {
-        check_id(&def.id)?;
+    /// [`Variant::new`], with its refusal: the part refused and what is wrong, in words.
+    fn compile(def: VariantDef) -> Result<Variant, (VariantErrorKind, String)> {
+        use VariantErrorKind as K;
+        let part = |kind: VariantErrorKind| move |message: String| (kind, message);
+        check_id(&def.id).map_err(part(K::Id))?;
         let extra: Vec<(String, Color, i8, i8)> = def
             .board
             .citadels
             .iter()
             .map(|c| (c.name.clone(), c.owner, c.file, c.rank))
             .collect();
-        let geometry = Geometry::new(def.board.files, def.board.ranks, &extra)?;
-        let (mut kinds, class_defs) = piece_kinds(&def)?;
-        let symbols = symbol_table(&kinds)?;
-        set_promotions(&def, &mut kinds)?;
+        let geometry =
+            Geometry::new(def.board.files, def.board.ranks, &extra).map_err(part(K::Board))?;
+        let (mut kinds, class_defs) = piece_kinds(&def).map_err(part(K::Piece))?;
+        let symbols = symbol_table(&kinds).map_err(part(K::Piece))?;
+        set_promotions(&def, &mut kinds).map_err(part(K::Promotion))?;
         let tables = class_defs
             .iter()
             .map(|d| MoveTable::new(&geometry, d))
-            .collect::<Result<Vec<_>, _>>()?;
-        let rules = resolve_rules(&def, &geometry, &kinds)?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(part(K::Piece))?;
+        let rules = resolve_rules(&def, &geometry, &kinds).map_err(part(K::Rules))?;
         let mut citadel_allow = Vec::new();
         for (c, cdef) in geometry.citadels().iter().zip(&def.board.citadels) {
             let mut mask = 0u64;
             for id in &cdef.allow_own {
-                mask |= 1 << kind_by_id(&kinds, id)?.0;
+                mask |= 1 << kind_by_id(&kinds, id).map_err(part(K::Board))?.0;
             }
             citadel_allow.push((c.square, c.owner, mask));
         }
-        check_lost_pieces(&rules, &geometry)?;
+        check_lost_pieces(&rules, &geometry).map_err(part(K::Rules))?;
         let last_rank = ByColor::new(
             geometry.rank_mask(geometry.ranks() as i8),
             geometry.rank_mask(1),
@@ -302,7 +330,7 @@ impl Variant {
         // which every query pays once.
         let shared = std::sync::Arc::new(variant);
         let start = super::Position::from_fen(&shared, &shared.def.start)
-            .map_err(|e| format!("start position: {e}"))?;
+            .map_err(|e| (K::Start, format!("start position: {e}")))?;
         let mut start_count = ByColor::new([0; MAX_KINDS], [0; MAX_KINDS]);
         for color in Color::ALL {
             for (k, count) in start_count[color].iter_mut().enumerate() {
@@ -312,7 +340,7 @@ impl Variant {
         let start_setup = start.setup();
         drop(start);
         let mut variant = std::sync::Arc::try_unwrap(shared)
-            .map_err(|_| "the start position kept the variant".to_string())?;
+            .map_err(|_| (K::Start, "the start position kept the variant".to_string()))?;
         variant.start_count = start_count;
         variant.capture_tables();
         variant.start_setup = Some(Box::new(start_setup));

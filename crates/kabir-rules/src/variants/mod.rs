@@ -302,6 +302,27 @@ mod tests {
         }
     }
 
+    /// A refused definition says which part of it is wrong.
+    #[test]
+    fn refusals_name_the_part() {
+        use crate::VariantErrorKind as K;
+        let text = BUILTIN[0].1;
+        let start = text.lines().find(|l| l.starts_with("start")).unwrap();
+        let files = text.lines().find(|l| l.starts_with("files")).unwrap();
+        for (from, to, kind) in [
+            ("id = \"shatranj\"", "id = \"Not An Id\"", K::Id),
+            (start, "start = \"8/8/8/8/8/8/8/8 w - - 0 1\"", K::Start),
+            (files, "files = 40", K::Board),
+        ] {
+            assert!(text.contains(from), "{from}");
+            let changed = text.replacen(from, to, 1);
+            match from_toml(&changed, "test") {
+                Err(LoadError::Invalid { source, .. }) => assert_eq!(source.kind, kind, "{source}"),
+                other => panic!("{to}: {other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn definitions_match_the_compiled_variants() {
         let defs = builtin_definitions();
