@@ -183,7 +183,7 @@ fn from_database(
                 .collect();
             for (g, rows) in games.iter().zip(rows) {
                 let rows = rows?;
-                export.push(u64::from(g.id), &rows)?;
+                export.push(u64::from(g.id.0), &rows)?;
                 counts.exported(&rows);
                 count += 1;
                 done.store(count, Ordering::Relaxed);

@@ -159,7 +159,7 @@ pub fn reached(games: &[StoredGame], target: &Position) -> Vec<(u32, u32)> {
         }
         for ply in 0..=g.moves.len() {
             if g.position_at(&registry, ply).unwrap() == *target {
-                out.push((g.id, ply as u32));
+                out.push((g.id.0, ply as u32));
                 break;
             }
         }
@@ -174,4 +174,5 @@ pub fn id_of(games: &[StoredGame], event: &str, white: Option<&str>) -> u32 {
         .find(|g| g.tag("Event") == Some(event) && white.is_none_or(|w| g.tag("White") == Some(w)))
         .unwrap_or_else(|| panic!("no game {event:?}"))
         .id
+        .0
 }

@@ -159,7 +159,7 @@ fn sorted_and_paged() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_db(dir.path());
     let games = all_games(&db);
-    let mut by_plies: Vec<(u32, u32)> = games.iter().map(|g| (g.plies, g.id)).collect();
+    let mut by_plies: Vec<(u32, u32)> = games.iter().map(|g| (g.plies, g.id.0)).collect();
     // Longest first; ties in id order.
     by_plies.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let want: Vec<u64> = by_plies[7..17].iter().map(|p| u64::from(p.1)).collect();
@@ -285,7 +285,7 @@ fn opening_lines_in_any_order_or_exact() {
     let exact: Vec<u64> = games
         .iter()
         .filter(|g| g.variant == "shatranj" && g.moves.starts_with(&moves))
-        .map(|g| u64::from(g.id))
+        .map(|g| u64::from(g.id.0))
         .collect();
     assert!(!exact.is_empty() && exact.len() < any.len());
     assert_eq!(

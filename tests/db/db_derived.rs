@@ -247,7 +247,7 @@ fn brute_explore(games: &[(StoredGame, Vec<Position>)], q: &Position, examples: 
         };
         e.1[r] += 1;
         e.2 += u64::from(g.plies);
-        e.3.push(g.id);
+        e.3.push(g.id.0);
     }
     let mut moves: Vec<BruteMove> = by_move
         .into_iter()
@@ -274,7 +274,7 @@ fn explore(db: &Database, q: &Position, examples: usize) -> Brute {
                 m.games,
                 [r.white_wins, r.draws, r.black_wins, r.unfinished],
                 plies,
-                m.examples.clone(),
+                m.examples.iter().map(|g| g.0).collect(),
             )
         })
         .collect();
@@ -395,7 +395,7 @@ fn check(seed: u64) {
             };
             let page = db.search(&query).unwrap();
             assert_eq!(page.total, hits.len() as u64);
-            let mut want: Vec<(u32, u32)> = hits.iter().map(|h| (h.game, h.ply)).collect();
+            let mut want: Vec<(u32, u32)> = hits.iter().map(|h| (h.game.0, h.ply)).collect();
             if descending {
                 want.reverse();
             }
@@ -403,7 +403,7 @@ fn check(seed: u64) {
             let got: Vec<(u32, u32)> = page
                 .games
                 .iter()
-                .map(|h| (h.game.id, h.ply.unwrap()))
+                .map(|h| (h.game.id.0, h.ply.unwrap()))
                 .collect();
             assert_eq!(got, want, "{q:?}");
         }
@@ -428,7 +428,7 @@ fn check(seed: u64) {
                     Some(Color::Black) => contains(g.tag("Black"), needle),
                     None => contains(g.tag("White"), needle) || contains(g.tag("Black"), needle),
                 })
-                .map(|(g, _)| g.id)
+                .map(|(g, _)| g.id.0)
                 .collect();
             assert_eq!(db.count_games(&f).unwrap(), want.len() as u64, "{needle}");
             let page = db
@@ -440,7 +440,7 @@ fn check(seed: u64) {
                 })
                 .unwrap();
             assert_eq!(page.total, want.len() as u64);
-            let ids: Vec<u32> = page.games.iter().map(|h| h.game.id).collect();
+            let ids: Vec<u32> = page.games.iter().map(|h| h.game.id.0).collect();
             assert_eq!(
                 ids,
                 want.iter().skip(1).take(5).copied().collect::<Vec<_>>()
@@ -514,7 +514,7 @@ fn brute_hits(games: &[(StoredGame, Vec<Position>)], q: &Position) -> Vec<(u32, 
     games
         .iter()
         .filter(|(g, _)| g.variant == q.variant().id())
-        .filter_map(|(g, ps)| ps.iter().position(|p| p == q).map(|f| (g.id, f as u32)))
+        .filter_map(|(g, ps)| ps.iter().position(|p| p == q).map(|f| (g.id.0, f as u32)))
         .collect()
 }
 
@@ -535,7 +535,7 @@ fn same_as_brute_force(db: &Database, registry: &Registry) {
             .search_position(q)
             .unwrap()
             .iter()
-            .map(|h| (h.game, h.ply))
+            .map(|h| (h.game.0, h.ply))
             .collect();
         assert_eq!(hits, brute_hits(&games, q), "{q:?}");
         let page = db

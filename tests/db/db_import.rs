@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use kabir::db::{
-    Database, DuplicateRule, GameEnd, GameFilter, GameRecord, PositionHit, ReportQuery, Special,
+    Database, DuplicateRule, GameEnd, GameFilter, GameId, GameRecord, PositionHit, ReportQuery,
+    Special,
 };
 use kabir::rules::{Color, MoveKind, Position};
 use kabir::variants::Registry;
@@ -37,7 +38,7 @@ fn brute_force(recs: &[GameRecord], pos: &Position) -> Vec<PositionHit> {
                 .iter()
                 .position(|p| p == pos)
                 .map(|ply| PositionHit {
-                    game: i as u32 + 1,
+                    game: GameId(i as u32 + 1),
                     ply: ply as u32,
                 })
         })
@@ -106,7 +107,10 @@ fn duplicates_are_the_same_record_not_the_same_moves() {
     // The duplicate names the game it repeats: the first of the batch, id 1.
     assert_eq!(
         stats.duplicate_of,
-        vec![kabir::db::Duplicate { index: 10, of: 1 }]
+        vec![kabir::db::Duplicate {
+            index: 10,
+            of: GameId(1)
+        }]
     );
     // Another result, round, event, site or date: another game each; an absent roster tag
     // is its unknown value.
@@ -146,7 +150,7 @@ fn duplicates_are_the_same_record_not_the_same_moves() {
         )
         .unwrap();
     assert_eq!((stats.imported, stats.duplicates), (6, 2));
-    let of: Vec<u32> = stats.duplicate_of.iter().map(|d| d.of).collect();
+    let of: Vec<u32> = stats.duplicate_of.iter().map(|d| d.of.0).collect();
     // The tagless game and the same with every tag unknown: one record. Then the stored game
     // 6 (records[5]).
     assert_eq!(of, vec![18, 6]);
@@ -159,7 +163,7 @@ fn duplicates_are_the_same_record_not_the_same_moves() {
     again.tags.clear();
     let stats = importer.import_batch(vec![again, recs[5].clone()]).unwrap();
     assert_eq!((stats.imported, stats.duplicates), (0, 2));
-    let of: Vec<u32> = stats.duplicate_of.iter().map(|d| d.of).collect();
+    let of: Vec<u32> = stats.duplicate_of.iter().map(|d| d.of.0).collect();
     assert_eq!(of, vec![3, 6]);
 }
 
@@ -194,7 +198,7 @@ fn the_moves_rule_finds_games_stored_under_either_rule() {
         .import_batch(renamed.iter().chain(&recs).cloned().collect())
         .unwrap();
     assert_eq!((stats.imported, stats.duplicates), (0, 12));
-    assert!(stats.duplicate_of.iter().all(|d| d.of <= 6), "{stats:?}");
+    assert!(stats.duplicate_of.iter().all(|d| d.of.0 <= 6), "{stats:?}");
     assert_eq!(db.game_count().unwrap(), 12);
 }
 
@@ -290,7 +294,7 @@ fn search_and_explorer_agree_with_brute_force() {
         // Per move, by brute force.
         let mut by_move: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
         for hit in &expected {
-            let r = &recs[hit.game as usize - 1];
+            let r = &recs[hit.game.0 as usize - 1];
             let Some(m) = r.moves.get(hit.ply as usize) else {
                 continue;
             };
@@ -557,17 +561,23 @@ fn a_game_that_returns_to_a_position_counts_once_at_its_first_visit() {
     let start = Position::start(&v);
     let hits = db.search_position(&start).unwrap();
     assert_eq!(hits.len(), 11);
-    assert_eq!(hits[0], PositionHit { game: 1, ply: 0 });
+    assert_eq!(
+        hits[0],
+        PositionHit {
+            game: GameId(1),
+            ply: 0
+        }
+    );
     let ex = db.explore(&start, 20).unwrap();
     assert_eq!(ex.games, 11);
     let g1f3 = ex.moves.iter().find(|m| m.uci == "g1f3");
-    assert!(g1f3.is_some_and(|m| m.examples.contains(&1)));
+    assert!(g1f3.is_some_and(|m| m.examples.contains(&GameId(1))));
     // Game 1 played b1c3 at its second visit: not counted for it.
     assert!(
         ex.moves
             .iter()
             .filter(|m| m.uci == "b1c3")
-            .all(|m| !m.examples.contains(&1))
+            .all(|m| !m.examples.contains(&GameId(1)))
     );
     let after = start.after(kabir::rules::Move::from_uci("g1f3", &start).unwrap());
     assert_eq!(
@@ -576,6 +586,9 @@ fn a_game_that_returns_to_a_position_counts_once_at_its_first_visit() {
     );
     assert_eq!(
         db.search_position(&after).unwrap()[0],
-        PositionHit { game: 1, ply: 1 }
+        PositionHit {
+            game: GameId(1),
+            ply: 1
+        }
     );
 }

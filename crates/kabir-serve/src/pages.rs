@@ -571,7 +571,7 @@ fn first_ply_at(game: &GameAnswer, registry: &Registry, fen: &str) -> Option<usi
 }
 
 /// The page's URL for a move of the tree (`None`: the start).
-fn game_url(id: u32, flat: &[Flat<'_>], k: Option<usize>, flip: bool) -> String {
+fn game_url(id: GameId, flat: &[Flat<'_>], k: Option<usize>, flip: bool) -> String {
     let mut pairs: Vec<(&str, String)> = Vec::new();
     match k {
         None => pairs.push(("ply", "0".into())),
@@ -826,7 +826,7 @@ fn move_list(
     flat: &[Flat<'_>],
     current: Option<usize>,
     numbering: Option<(u32, Color)>,
-    id: u32,
+    id: GameId,
     flip: bool,
     main: bool,
 ) -> Markup {

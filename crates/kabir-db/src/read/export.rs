@@ -283,7 +283,7 @@ fn notate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Database;
+    use crate::{Database, GameId};
     use kabir_rules::generate::{Options, random_game};
 
     /// A game exported from a database and the same game exported from its record give the
@@ -322,7 +322,7 @@ mod tests {
             .unwrap();
         let registry = Registry::builtin();
         for (i, (r, expected_hashes)) in records.into_iter().zip(expected).enumerate() {
-            let stored = db.game(i as u32 + 1).unwrap().unwrap();
+            let stored = db.game(GameId(i as u32 + 1)).unwrap().unwrap();
             let a = ExportedGame::from_stored(&stored, &registry).unwrap();
             let b = ExportedGame::from_record(r).unwrap();
             assert_eq!(a, b);

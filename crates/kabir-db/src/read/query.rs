@@ -19,8 +19,61 @@ use crate::storage::schema::TREE_EXAMPLES;
 use crate::write::import::find_variant;
 use crate::write::record::{GameEnd, SpecialMoves, well_formed};
 
-/// A game's number in the database.
-pub type GameId = u32;
+/// A game's number in the database (its `game.id`), from 1 in the order games were stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct GameId(pub u32);
+
+impl std::fmt::Display for GameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::str::FromStr for GameId {
+    type Err = std::num::ParseIntError;
+
+    /// A number, as `kabir show` and the server's `/game/ID` take it.
+    fn from_str(s: &str) -> Result<GameId, Self::Err> {
+        s.parse().map(GameId)
+    }
+}
+
+impl PartialEq<u32> for GameId {
+    fn eq(&self, other: &u32) -> bool {
+        self.0 == *other
+    }
+}
+
+impl From<u32> for GameId {
+    fn from(id: u32) -> GameId {
+        GameId(id)
+    }
+}
+
+impl From<GameId> for u32 {
+    fn from(id: GameId) -> u32 {
+        id.0
+    }
+}
+
+impl serde::Serialize for GameId {
+    /// As a number, the way JSON answers have always given ids.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u32(self.0)
+    }
+}
+
+impl rusqlite::ToSql for GameId {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(rusqlite::types::ToSqlOutput::from(i64::from(self.0)))
+    }
+}
+
+impl rusqlite::types::FromSql for GameId {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        u32::column_result(value).map(GameId)
+    }
+}
 
 /// A game that reached a position, and the first ply at which it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -476,7 +529,7 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn corrupt(&self, game: GameId, what: &str) -> DbError {
+    fn corrupt(&self, game: u32, what: &str) -> DbError {
         DbError::Corrupt {
             path: self.db.path.clone(),
             detail: format!("game {game}: {what}"),
@@ -584,7 +637,7 @@ impl Contribution {
             games: 1,
             results,
             plies: u64::from(p.plies),
-            examples: vec![p.game],
+            examples: vec![GameId(p.game)],
         }
     }
 
@@ -599,7 +652,7 @@ impl Contribution {
                 unfinished: r.unfinished(),
             },
             plies: r.plies,
-            examples: r.examples().to_vec(),
+            examples: r.examples().iter().map(|&g| GameId(g)).collect(),
         }
     }
 }
@@ -611,7 +664,7 @@ pub(crate) struct PositionGames {
     /// The games whose first visit was before the tree's last ply, counted by the tree.
     pub tree_games: u64,
     /// Their ids, ascending, when the tree's rows name them all.
-    pub tree_ids: Option<Vec<GameId>>,
+    pub tree_ids: Option<Vec<u32>>,
     /// The other games, each with the ply of its first visit, in id order.
     pub beyond: Vec<PositionHit>,
 }
@@ -710,7 +763,7 @@ impl Database {
             .verified(pos, &rows.beyond)?
             .iter()
             .map(|p| PositionHit {
-                game: p.game,
+                game: GameId(p.game),
                 ply: u32::from(p.ply),
             })
             .collect();
@@ -729,7 +782,7 @@ impl Database {
                 .first_visits(pos, layout)?
                 .into_iter()
                 .map(|p| PositionHit {
-                    game: p.game,
+                    game: GameId(p.game),
                     ply: u32::from(p.ply),
                 })
                 .collect())
@@ -764,7 +817,7 @@ impl Database {
                 path: self.path.clone(),
                 detail: format!(
                     "game {}: a stored move does not fit its position",
-                    bad.examples.first().copied().unwrap_or(0)
+                    bad.examples.first().copied().map_or(0, u32::from)
                 ),
             });
         }
@@ -916,7 +969,8 @@ impl Database {
     }
 
     /// A game by id.
-    pub fn game(&self, id: GameId) -> Result<Option<StoredGame>, DbError> {
+    pub fn game(&self, id: impl Into<GameId>) -> Result<Option<StoredGame>, DbError> {
+        let id = id.into();
         let row = self
             .conn
             .prepare_cached(
@@ -1057,6 +1111,7 @@ impl Database {
                     path: self.path.clone(),
                     detail: "a tally of the name index does not decode".to_string(),
                 })?;
+            let games: Vec<GameId> = games.into_iter().map(GameId).collect();
             out = Some(match out {
                 None => games,
                 Some(before) => intersect(&before, &games),
@@ -1180,7 +1235,7 @@ impl Database {
         if let Some(ids) = &filter.games {
             let values: Vec<rusqlite::types::Value> = ids
                 .iter()
-                .map(|&id| rusqlite::types::Value::Integer(i64::from(id)))
+                .map(|&id| rusqlite::types::Value::Integer(i64::from(id.0)))
                 .collect();
             push(
                 &mut clauses,

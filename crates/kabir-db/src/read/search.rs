@@ -311,7 +311,7 @@ impl Database {
                 };
                 for p in verified {
                     hits.push(PositionHit {
-                        game: p.game,
+                        game: GameId(p.game),
                         ply: u32::from(p.ply),
                     });
                     in_tree += 1;
@@ -327,9 +327,9 @@ impl Database {
                         .iter()
                         .filter(|h| {
                             if descending {
-                                h.game > last
+                                h.game.0 > last
                             } else {
-                                h.game < first
+                                h.game.0 < first
                             }
                         })
                         .count(),

@@ -405,6 +405,7 @@ fn stored(
             }
         }
         if let Ok(id) = u32::try_from(row.get::<_, i64>(0)?) {
+            let id = GameId(id);
             first = Some(first.map_or(id, |f| f.min(id)));
         }
     }
@@ -516,7 +517,7 @@ fn write_batch(
         };
         let earlier = seen.entry((v, key)).or_default();
         let in_batch = earlier.iter().find_map(|&j| match &prepared.games[j] {
-            Ok(o) if same_game(o, d, rule) => ids[j],
+            Ok(o) if same_game(o, d, rule) => ids[j].map(GameId),
             _ => None,
         });
         if let Some(of) = match in_batch {
