@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
 use kabir::db::{Database, DbError, GameAnswerError, GameEnd, GameFilter, Special, names};
-use kabir::rules::{Color, Move, Position, Variant};
+use kabir::rules::{Color, GameResult, Move, Position, Variant};
 use kabir::variants::Registry;
 
 use super::args::VariantArgs;
@@ -141,10 +141,8 @@ impl SpecialArg {
     }
 }
 
-fn parse_result(s: &str) -> Result<String, String> {
-    names::parse_result(s)
-        .map(str::to_string)
-        .map_err(|e| e.to_string())
+fn parse_result(s: &str) -> Result<GameResult, String> {
+    names::parse_result(s).map_err(|e| e.to_string())
 }
 
 /// A date for `--from` and `--to`: `YYYY`, `YYYY.MM` or `YYYY.MM.DD` (`-` or `/` may stand
@@ -178,7 +176,7 @@ pub struct FilterArgs {
     pub to: Option<String>,
     /// Games with this result: 1-0, 0-1, 1/2-1/2, * (or white, black, draw, unfinished).
     #[arg(long, value_parser = parse_result)]
-    pub result: Option<String>,
+    pub result: Option<GameResult>,
     /// Games that ended this way (by the rules; `other` is resignation, agreement, time or
     /// unfinished).
     #[arg(long, value_enum)]

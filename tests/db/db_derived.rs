@@ -448,7 +448,7 @@ fn check(seed: u64) {
             let with = GameFilter {
                 event: Some("cup 1".to_string()),
                 site: Some("SAM".to_string()),
-                result: Some("1-0".to_string()),
+                result: Some(kabir::rules::GameResult::WhiteWins),
                 ..f.clone()
             };
             assert_eq!(

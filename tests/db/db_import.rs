@@ -432,7 +432,7 @@ fn filters_and_stats() {
     assert_eq!(count(&f), 0);
     let f = GameFilter {
         variant: Some("shatranj".into()),
-        result: Some("1/2-1/2".into()),
+        result: Some(kabir::rules::GameResult::Draw),
         ..GameFilter::default()
     };
     assert_eq!(

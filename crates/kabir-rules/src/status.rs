@@ -188,6 +188,13 @@ impl Termination {
     }
 }
 
+impl std::fmt::Display for Termination {
+    /// The reason in words ([`Termination::as_str`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Whether the game goes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]

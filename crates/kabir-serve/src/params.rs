@@ -167,9 +167,7 @@ impl Params {
         let result = self
             .get("result")
             .map(|v| {
-                names::parse_result(v)
-                    .map(str::to_string)
-                    .map_err(|e| named("result", e, v))
+                names::parse_result(v).map_err(|e| named("result", e, v))
             })
             .transpose()?;
         let end = self
@@ -333,7 +331,7 @@ mod tests {
             .filter(&r)
             .unwrap();
         assert_eq!(f.promotion_to.as_deref(), Some("vizir"));
-        assert_eq!(f.result.as_deref(), Some("1/2-1/2"));
+        assert_eq!(f.result, Some(kabir_rules::GameResult::Draw));
         assert_eq!(f.date_to.as_deref(), Some("1999"));
     }
 

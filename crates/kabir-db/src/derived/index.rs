@@ -10,7 +10,11 @@
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::derived::tree::{Rows, TreeRow, merge_blobs};
-use crate::storage::codec::{POSTING_BYTES, Posting, damaged, postings, postings_with_hash};
+use crate::derived::{BatchInput, Derived, StoredGame, Written};
+use crate::storage::codec::{
+    GameFields, GameResult, POSTING_BYTES, Posting, damaged, postings, postings_with_hash,
+};
+use crate::write::prepare::Prepared;
 use crate::storage::database::Layout;
 use crate::storage::merge::{self, Run, Tiered};
 use crate::storage::schema::{
@@ -26,6 +30,141 @@ pub const MERGE_FANOUT: i64 = 8;
 /// the index. [`merge_all`] merges them too. A batch of the default size (about a million
 /// positions: its tree rows of about 21 KB fit three to a 64 KiB page) is above it.
 pub const MERGE_LIMIT: i64 = 1 << 19;
+
+/// The position index's and the opening tree's part of a batch, which it takes from the
+/// prepared batch (its positions grouped by bucket) rather than game by game.
+#[derive(Debug, Default)]
+pub(crate) struct PositionIndex;
+
+impl Derived<'_> for PositionIndex {
+    const CLEAR: &'static str = "DELETE FROM posting; DELETE FROM tree; DELETE FROM segment;";
+
+    fn add(&mut self, _: &StoredGame<'_, '_>) {}
+
+    fn write(
+        self,
+        tx: &Transaction<'_>,
+        batch: &mut BatchInput<'_>,
+        out: &mut Written,
+    ) -> rusqlite::Result<()> {
+        let (positions, grown) = write_index(tx, batch.prepared, batch.ids, batch.variant_ids)?;
+        out.positions = positions;
+        out.grown = grown;
+        Ok(())
+    }
+}
+
+/// Writes a stored batch's part of the position index and of the opening tree: one segment
+/// per variant, with `ids[i]` the id of the batch's game `i` (`None`: not stored). Returns
+/// the entries written and the variants whose index grew.
+fn write_index(
+    tx: &Transaction<'_>,
+    prepared: &Prepared,
+    ids: &[Option<u32>],
+    variant_ids: &[i64],
+) -> rusqlite::Result<(u64, Vec<i64>)> {
+    // Groups come in (variant number, bucket) order, entries of a group in (hash, local game,
+    // ply) order, tree visits in (hash, check key, move, local game) order. Ids grow with the
+    // local number, so the orders hold with ids in place.
+    let mut grown = Vec::new();
+    let mut positions = 0;
+    let buckets = 1usize << BUCKET_BITS;
+    let tree_buckets = 1usize << TREE_BUCKET_BITS;
+    // Each bucket's entries are encoded into one blob in a tight loop: what they hold of their
+    // game (stored games only) is made once per game.
+    let fields: Vec<Option<GameFields>> = prepared
+        .games
+        .iter()
+        .zip(ids)
+        .map(|(g, id)| match (g, id) {
+            (Ok(d), Some(id)) => Some(GameFields::new(*id, d.result, d.standard_start, d.plies)),
+            _ => None,
+        })
+        .collect();
+    let tree_fields: Vec<Option<(u32, GameResult, u16)>> = prepared
+        .games
+        .iter()
+        .zip(ids)
+        .map(|(g, id)| match (g, id) {
+            (Ok(d), Some(id)) => Some((*id, d.result, d.plies)),
+            _ => None,
+        })
+        .collect();
+    let mut blob = Vec::new();
+    let mut beyond = Vec::new();
+    let mut rows = Vec::new();
+    for (vn, variant) in variant_ids.iter().enumerate() {
+        let stored = prepared
+            .games
+            .iter()
+            .zip(ids)
+            .filter_map(|(g, id)| match (g, id) {
+                (Ok(d), Some(id)) if d.variant.id() == prepared.variants[vn].id() => Some(*id),
+                _ => None,
+            });
+        let (mut games, mut first, mut last) = (0u64, u32::MAX, 0u32);
+        for id in stored {
+            games += 1;
+            first = first.min(id);
+            last = last.max(id);
+        }
+        if games == 0 {
+            continue;
+        }
+        let mut writer = SegmentWriter::new(tx, *variant, 0, games)?;
+        for b in 0..tree_buckets {
+            rows.clear();
+            let mut row: Option<TreeRow> = None;
+            for v in prepared.visits.group(vn * tree_buckets + b) {
+                let Some(Some((id, result, plies))) = tree_fields.get(v.game as usize) else {
+                    continue;
+                };
+                match &mut row {
+                    Some(r) if r.key() == (v.hash, v.check, v.mv) => {
+                        r.push_game(*id, *result, *plies);
+                    }
+                    _ => {
+                        if let Some(r) = row.take() {
+                            r.write(&mut rows);
+                        }
+                        row = Some(TreeRow::of_game(
+                            v.hash, v.check, v.mv, *id, *result, *plies,
+                        ));
+                    }
+                }
+            }
+            if let Some(r) = row {
+                r.write(&mut rows);
+            }
+            blob.clear();
+            let mut count = 0;
+            for e in prepared.covered.group(vn * tree_buckets + b) {
+                if let Some(Some(game)) = fields.get(e.game() as usize) {
+                    let hash = e.hash(b as u64, TREE_BUCKET_BITS);
+                    blob.extend_from_slice(&game.entry(hash, e.ply(), e.mv()));
+                    count += 1;
+                }
+            }
+            // The index's finer buckets of this tree bucket, in order: their entries are
+            // in hash order together.
+            beyond.clear();
+            for fb in buckets_of_tree_bucket(b as i64) {
+                for e in prepared.entries.group(vn * buckets + fb as usize) {
+                    if let Some(Some(game)) = fields.get(e.game() as usize) {
+                        let hash = e.hash(fb as u64, BUCKET_BITS);
+                        beyond.extend_from_slice(&game.entry(hash, e.ply(), e.mv()));
+                        count += 1;
+                    }
+                }
+            }
+            writer.push_tree_bucket(tx, b as i64, &rows, &blob, &beyond, count)?;
+        }
+        positions += writer.postings;
+        writer.finish(tx, Some((first, last)))?;
+        grown.push(*variant);
+    }
+    Ok((positions, grown))
+}
 
 /// Writes one segment, tree bucket by tree bucket.
 pub(crate) struct SegmentWriter {

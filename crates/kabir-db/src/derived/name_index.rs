@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use crate::derived::tally::{self, Kind};
+use crate::derived::{BatchInput, Derived, StoredGame, Written};
 
 /// The tags indexed, by field number.
 pub(crate) const WHITE: usize = 0;
@@ -50,19 +51,24 @@ pub(crate) struct BatchNames<'a> {
     games: Vec<(u32, [Option<&'a str>; 4])>,
 }
 
-impl<'a> BatchNames<'a> {
-    /// A stored game and its White, Black, Event and Site values.
-    pub fn add(&mut self, game: u32, names: [Option<&'a str>; 4]) {
-        self.games.push((game, names));
+impl<'a> Derived<'a> for BatchNames<'a> {
+    const CLEAR: &'static str = "DELETE FROM tally_part WHERE tally IN (SELECT id FROM tally WHERE kind = 1);
+         DELETE FROM tally WHERE kind = 1;
+         DELETE FROM name; INSERT INTO name_trigram (name_trigram) VALUES ('delete-all');";
+
+    fn add(&mut self, game: &StoredGame<'_, 'a>) {
+        self.games.push((game.id, game.names));
     }
 
-    /// Stores the names not stored yet and the batch's tally. Returns the names looked up and
-    /// stored, for the cache once the transaction commits.
-    pub fn write(
-        &self,
+    /// Stores the names not stored yet and the batch's tally, and gives `out` the names
+    /// looked up and stored, for the cache once the transaction commits.
+    fn write(
+        self,
         tx: &Transaction<'_>,
-        cache: &mut NameCache,
-    ) -> rusqlite::Result<Vec<(String, i64)>> {
+        batch: &mut BatchInput<'_>,
+        out: &mut Written,
+    ) -> rusqlite::Result<()> {
+        let cache = &mut *batch.names;
         let generation: Option<String> = tx
             .prepare_cached("SELECT value FROM meta WHERE key = 'generation'")?
             .query_row([], |r| r.get(0))
@@ -124,11 +130,12 @@ impl<'a> BatchNames<'a> {
             blobs.push((run[0].0, blob));
         }
         tally::insert(tx, Kind::Names, self.games.len() as u64, &blobs)?;
-        Ok(found
+        out.names = found
             .into_iter()
             .filter(|(n, _)| !cache.ids.contains_key(*n))
             .map(|(n, id)| (n.to_string(), id))
-            .collect())
+            .collect();
+        Ok(())
     }
 }
 

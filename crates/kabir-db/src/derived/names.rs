@@ -2,7 +2,7 @@
 //! special moves and promotion pieces. The command line and the web server read them with
 //! these functions, so both accept the same words.
 
-use kabir_rules::Variant;
+use kabir_rules::{GameResult, Variant};
 
 use crate::read::query::Special;
 use crate::write::record::GameEnd;
@@ -48,14 +48,14 @@ pub enum NameError {
     Special,
 }
 
-/// A result as stored (`1-0`, `0-1`, `1/2-1/2`, `*`), from itself or `white`, `black`,
-/// `draw`, `unfinished` (any case).
-pub fn parse_result(text: &str) -> Result<&'static str, NameError> {
+/// A result, from its text (`1-0`, `0-1`, `1/2-1/2`, `*`) or `white`, `black`, `draw`,
+/// `unfinished` (any case).
+pub fn parse_result(text: &str) -> Result<GameResult, NameError> {
     match text.to_ascii_lowercase().as_str() {
-        "1-0" | "white" => Ok("1-0"),
-        "0-1" | "black" => Ok("0-1"),
-        "1/2-1/2" | "draw" | "½-½" => Ok("1/2-1/2"),
-        "*" | "unfinished" => Ok("*"),
+        "1-0" | "white" => Ok(GameResult::WhiteWins),
+        "0-1" | "black" => Ok(GameResult::BlackWins),
+        "1/2-1/2" | "draw" | "½-½" => Ok(GameResult::Draw),
+        "*" | "unfinished" => Ok(GameResult::Unknown),
         _ => Err(NameError::Result),
     }
 }
@@ -115,12 +115,13 @@ const TERMINATIONS: [(&str, GameEnd); 5] = [
 ];
 
 /// A way a game ended, by its name: `checkmate`, `stalemate`, `bare-king`, `citadel-draw` or
-/// `other`.
+/// `other` (or as stored and displayed: `bare king`, `citadel draw`).
 pub fn parse_termination(text: &str) -> Result<GameEnd, NameError> {
     TERMINATIONS
         .iter()
         .find(|(n, _)| *n == text)
         .map(|&(_, e)| e)
+        .or_else(|| GameEnd::parse(text))
         .ok_or(NameError::Termination)
 }
 
@@ -180,8 +181,8 @@ mod tests {
 
     #[test]
     fn words_and_their_values() {
-        assert_eq!(parse_result("White"), Ok("1-0"));
-        assert_eq!(parse_result("½-½"), Ok("1/2-1/2"));
+        assert_eq!(parse_result("White"), Ok(GameResult::WhiteWins));
+        assert_eq!(parse_result("½-½"), Ok(GameResult::Draw));
         assert_eq!(parse_result("won"), Err(NameError::Result));
         assert_eq!(parse_date("1999-03"), Ok("1999.03".into()));
         assert_eq!(parse_date("99.03"), Err(NameError::Date));

@@ -23,11 +23,12 @@
 //! come in line order. The answer is the same as adding up every line, whatever the counts.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use crate::derived::tally::{self, Kind, OpeningRow, Openings};
+use crate::derived::{BatchInput, Derived, StoredGame, Written};
 use crate::storage::codec::{MOVE_BYTES, damaged};
 use crate::storage::schema::{OPENING_PLIES, RANKED_OPENINGS_FROM};
 
@@ -52,6 +53,71 @@ const SETTLE_SHARE: i64 = 64;
 
 /// Recent lines looked up in list 0 at most, rather than reading the ranked list further.
 const LOOKUPS: usize = 32;
+
+/// The first [`OPENING_PLIES`] moves of a game, without an allocation.
+type Line = ([u8; OPENING_PLIES * MOVE_BYTES], usize);
+
+/// The openings' part of a batch: the counts of the first plies of its games from the
+/// standard start, stored as one recent tally.
+#[derive(Debug, Default)]
+pub(crate) struct BatchOpenings {
+    openings: HashMap<(i64, Line), OpeningRow>,
+    games: u64,
+}
+
+impl Derived<'_> for BatchOpenings {
+    const CLEAR: &'static str = "DELETE FROM tally_part WHERE tally IN (SELECT id FROM tally WHERE kind = 2);
+         DELETE FROM tally WHERE kind = 2;
+         DELETE FROM opening_chunk; DELETE FROM opening_head;";
+
+    fn add(&mut self, game: &StoredGame<'_, '_>) {
+        let f = game.facts;
+        self.games += 1;
+        if !f.standard_start {
+            return;
+        }
+        let line = &f.moves_blob[..f.moves_blob.len().min(OPENING_PLIES * MOVE_BYTES)];
+        let mut key: Line = ([0; OPENING_PLIES * MOVE_BYTES], line.len());
+        key.0[..line.len()].copy_from_slice(line);
+        let row = self
+            .openings
+            .entry((f.variant, key))
+            .or_insert_with(|| OpeningRow::new(line));
+        row.games += 1;
+        match f.result {
+            "1-0" => row.white += 1,
+            "1/2-1/2" => row.draws += 1,
+            "0-1" => row.black += 1,
+            _ => {}
+        }
+        row.plies += u64::from(f.plies);
+    }
+
+    /// Stores the batch's openings as a recent tally, one part per variant.
+    fn write(
+        self,
+        tx: &Transaction<'_>,
+        _: &mut BatchInput<'_>,
+        _: &mut Written,
+    ) -> rusqlite::Result<()> {
+        let mut rows: Vec<(i64, OpeningRow)> = self
+            .openings
+            .into_iter()
+            .map(|((variant, _), row)| (variant, row))
+            .collect();
+        rows.sort_by(|a, b| (a.0, a.1.line()).cmp(&(b.0, b.1.line())));
+        let mut parts: Vec<(i64, Vec<u8>)> = Vec::new();
+        for (variant, row) in rows {
+            if parts.last().is_none_or(|p| p.0 != variant) {
+                parts.push((variant, Vec::new()));
+            }
+            if let Some(p) = parts.last_mut() {
+                row.write(&mut p.1);
+            }
+        }
+        tally::insert(tx, Kind::Openings, self.games, &parts)
+    }
+}
 
 /// Whether the file has consolidated openings (from version [`RANKED_OPENINGS_FROM`]): before,
 /// all openings are in the tallies.

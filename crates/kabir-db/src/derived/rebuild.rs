@@ -19,7 +19,7 @@ use crate::read::query::count;
 use crate::storage::codec::{self, ContentHasher, Posting, damaged};
 use crate::storage::database::Database;
 use crate::storage::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
-use crate::write::batch::DerivedBatch;
+use crate::write::batch::{self, DerivedBatch};
 use crate::write::prepare::prepare;
 use crate::write::record::{GameEnd, GameRecord, ROSTER};
 
@@ -154,13 +154,10 @@ fn rebuild_in(
     } else {
         None
     };
-    tx.execute_batch(
-        "DELETE FROM posting; DELETE FROM tree; DELETE FROM segment;
-         DELETE FROM tally_part; DELETE FROM tally;
-         DELETE FROM opening_chunk; DELETE FROM opening_head;
-         DELETE FROM summary; DELETE FROM summary_length; DELETE FROM summary_promotion;
-         DELETE FROM name; INSERT INTO name_trigram (name_trigram) VALUES ('delete-all');
-         UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation';",
+    batch::clear_all(tx).map_err(sql)?;
+    tx.execute(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'",
+        [],
     )
     .map_err(sql)?;
     let total: u64 = tx

@@ -1,17 +1,15 @@
 //! Statistics summaries: the counts a report on every game (or every game of a variant)
 //! needs, kept up to date by each imported batch, so that such a report reads a few hundred
 //! rows instead of every game. Tables `summary` (by variant, year, result and termination),
-//! `summary_length` (by variant and length), `summary_promotion` (by variant and piece kind),
-//! and the openings' tallies (kind [`Kind::Openings`]). See `docs/DATABASE.md`.
+//! `summary_length` (by variant and length) and `summary_promotion` (by variant and piece
+//! kind). See `docs/DATABASE.md`.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rusqlite::{Transaction, params};
 
-use crate::derived::tally::{self, Kind, OpeningRow};
-use crate::storage::codec::MOVE_BYTES;
-use crate::storage::schema::OPENING_PLIES;
+use crate::derived::{BatchInput, Derived, StoredGame, Written};
 use crate::write::record::GameEnd;
 
 /// What the summaries take from one stored game.
@@ -62,9 +60,6 @@ fn year_key(date: Option<&str>) -> Option<[u8; 4]> {
         .then(|| [y[0], y[1], y[2], y[3]])
 }
 
-/// The first [`OPENING_PLIES`] moves of a game, without an allocation.
-type Line = ([u8; OPENING_PLIES * MOVE_BYTES], usize);
-
 /// The key of a summary row: variant, year, result and how the game ended.
 type RowKey = (i64, Option<[u8; 4]>, Cow<'static, str>, GameEnd);
 
@@ -74,13 +69,14 @@ pub(crate) struct BatchSummary {
     rows: HashMap<RowKey, Counts>,
     lengths: HashMap<(i64, u32), u64>,
     promotions: HashMap<(i64, String), (u64, u64)>,
-    openings: HashMap<(i64, Line), OpeningRow>,
-    games: u64,
 }
 
-impl BatchSummary {
-    pub fn add(&mut self, f: &Facts<'_>) {
-        self.games += 1;
+impl Derived<'_> for BatchSummary {
+    const CLEAR: &'static str =
+        "DELETE FROM summary; DELETE FROM summary_length; DELETE FROM summary_promotion;";
+
+    fn add(&mut self, game: &StoredGame<'_, '_>) {
+        let f = game.facts;
         let c = self
             .rows
             .entry((f.variant, year_key(f.date), result_key(f.result), f.end))
@@ -102,27 +98,15 @@ impl BatchSummary {
                 p.1 += 1;
             }
         }
-        if f.standard_start {
-            let line = &f.moves_blob[..f.moves_blob.len().min(OPENING_PLIES * MOVE_BYTES)];
-            let mut key: Line = ([0; OPENING_PLIES * MOVE_BYTES], line.len());
-            key.0[..line.len()].copy_from_slice(line);
-            let row = self
-                .openings
-                .entry((f.variant, key))
-                .or_insert_with(|| OpeningRow::new(line));
-            row.games += 1;
-            match f.result {
-                "1-0" => row.white += 1,
-                "1/2-1/2" => row.draws += 1,
-                "0-1" => row.black += 1,
-                _ => {}
-            }
-            row.plies += u64::from(f.plies);
-        }
     }
 
-    /// Adds the batch to the summary tables and stores its openings' tally.
-    pub fn write(self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    /// Adds the batch to the summary tables.
+    fn write(
+        self,
+        tx: &Transaction<'_>,
+        _: &mut BatchInput<'_>,
+        _: &mut Written,
+    ) -> rusqlite::Result<()> {
         let mut stmt = tx.prepare_cached(
             "INSERT INTO summary (variant, year, result, termination, games, plies, swaps, lifts,
                  relocations, promotions, arrivals, adventitious_kings, citadel_entries,
@@ -198,21 +182,6 @@ impl BatchSummary {
         for ((variant, kind), (moves, games)) in promotions {
             stmt.execute(params![variant, kind, *moves as i64, *games as i64])?;
         }
-        let mut rows: Vec<(i64, OpeningRow)> = self
-            .openings
-            .into_iter()
-            .map(|((variant, _), row)| (variant, row))
-            .collect();
-        rows.sort_by(|a, b| (a.0, a.1.line()).cmp(&(b.0, b.1.line())));
-        let mut parts: Vec<(i64, Vec<u8>)> = Vec::new();
-        for (variant, row) in rows {
-            if parts.last().is_none_or(|p| p.0 != variant) {
-                parts.push((variant, Vec::new()));
-            }
-            if let Some(p) = parts.last_mut() {
-                row.write(&mut p.1);
-            }
-        }
-        tally::insert(tx, Kind::Openings, self.games, &parts)
+        Ok(())
     }
 }

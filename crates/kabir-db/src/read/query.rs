@@ -448,7 +448,7 @@ pub struct GameFilter {
     /// date in it. A date range never keeps a game whose year is unknown.
     pub date_to: Option<String>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub result: Option<String>,
+    pub result: Option<GameResult>,
     /// A variant id.
     pub variant: Option<String>,
     /// Games whose last position ended this way.
@@ -1188,7 +1188,7 @@ impl Database {
             push(&mut clauses, "g.date <= ?", Box::new(date_upper_bound(d)));
         }
         if let Some(r) = &filter.result {
-            push(&mut clauses, "g.result = ?", Box::new(r.clone()));
+            push(&mut clauses, "g.result = ?", Box::new(r.as_str()));
         }
         if let Some(v) = &filter.variant {
             // By the variant's number, so that a count needs no join.

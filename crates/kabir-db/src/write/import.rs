@@ -13,7 +13,8 @@ use crate::error::DbError;
 use crate::read::query::GameId;
 use crate::storage::codec::to_sql;
 use crate::storage::database::{CACHE_KIB, Database, IMPORT_CACHE_KIB};
-use crate::write::batch::{DerivedBatch, Written};
+use crate::derived::Written;
+use crate::write::batch::DerivedBatch;
 use crate::write::prepare::{Entry, Prepared, ReadyGame, prepare, prepare_reusing};
 use crate::write::record::{self, Derived, GameRecord, RecordError};
 

@@ -97,7 +97,7 @@ const ENTRY_BATCH_BYTES: usize = size_of::<Entry>() * 3 / 2;
 /// bits of their hashes (at least 8, the tree buckets'), which the entry leaves to its group
 /// to make room for the move.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Entry {
+pub(crate) struct Entry {
     /// The hash without its top 8 bits, above the move's last byte.
     low: u64,
     /// The batch-local game (bits 0-31), the ply (32-47) and the move's first two bytes.
@@ -127,22 +127,22 @@ impl Entry {
 
     /// The hash, for an entry of a group whose hashes' top `bits` bits are `top`.
     #[inline]
-    pub(super) fn hash(&self, top: u64, bits: u32) -> u64 {
+    pub(crate) fn hash(&self, top: u64, bits: u32) -> u64 {
         (top << (64 - bits)) | (self.key() & (u64::MAX >> bits))
     }
 
     #[inline]
-    pub(super) fn game(&self) -> u32 {
+    pub(crate) fn game(&self) -> u32 {
         self.rest as u32
     }
 
     #[inline]
-    pub(super) fn ply(&self) -> u16 {
+    pub(crate) fn ply(&self) -> u16 {
         (self.rest >> 32) as u16
     }
 
     #[inline]
-    pub(super) fn mv(&self) -> [u8; MOVE_BYTES] {
+    pub(crate) fn mv(&self) -> [u8; MOVE_BYTES] {
         let [a, b] = ((self.rest >> 48) as u16).to_le_bytes();
         [a, b, self.low as u8]
     }
@@ -150,7 +150,7 @@ impl Entry {
 
 /// A game's first visit of a position before the tree's last ply, while a batch is sorted.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Visit {
+pub(crate) struct Visit {
     pub hash: u64,
     pub check: u64,
     pub game: u32,
@@ -158,8 +158,8 @@ pub(super) struct Visit {
 }
 
 /// Items cut into groups by a counting sort: group `g` is `items[offsets[g]..offsets[g + 1]]`.
-pub(super) struct Groups<T> {
-    pub(super) items: Vec<T>,
+pub(crate) struct Groups<T> {
+    pub(crate) items: Vec<T>,
     offsets: Vec<usize>,
 }
 
@@ -257,7 +257,7 @@ impl<T: Copy + Send> Groups<T> {
             .for_each(|s| s.sort_unstable_by_key(|x| key(x)));
     }
 
-    pub(super) fn group(&self, g: usize) -> &[T] {
+    pub(crate) fn group(&self, g: usize) -> &[T] {
         match (self.offsets.get(g), self.offsets.get(g + 1)) {
             (Some(&a), Some(&b)) => self.items.get(a..b).unwrap_or(&[]),
             _ => &[],
@@ -384,21 +384,21 @@ fn insertion_sort_into(from: &[Entry], to: &mut [Entry]) {
 
 /// A batch after derivation: ready for the writer.
 pub(crate) struct Prepared {
-    pub(super) games: Vec<Result<Derived, RecordError>>,
+    pub(crate) games: Vec<Result<Derived, RecordError>>,
     /// Entries of the position index proper, for the positions beyond the opening tree (hash,
     /// batch-local game number, ply, move; the rest of each posting comes from the game when
     /// it is written), grouped by (variant number, bucket): group `g` is variant
     /// `g >> BUCKET_BITS`, bucket `g & (buckets - 1)`. Sorted by (hash, game, ply) within each
     /// group.
-    pub(super) entries: Groups<Entry>,
+    pub(crate) entries: Groups<Entry>,
     /// The entries of the positions the tree covers, grouped by (variant number, tree
     /// bucket) and sorted the same way.
-    pub(super) covered: Groups<Entry>,
+    pub(crate) covered: Groups<Entry>,
     /// The games' first visits before the tree's last ply, grouped by (variant number, tree
     /// bucket) and sorted by (hash, check key, move, game): the tree's rows in order.
-    pub(super) visits: Groups<Visit>,
+    pub(crate) visits: Groups<Visit>,
     /// The variants of the batch, numbered in order of appearance.
-    pub(super) variants: Vec<Arc<Variant>>,
+    pub(crate) variants: Vec<Arc<Variant>>,
 }
 
 impl Prepared {
@@ -429,7 +429,7 @@ pub(crate) fn prepare(records: Vec<GameRecord>) -> Prepared {
 /// [`prepare`] for records or games made ready, with the index entries in `entries`
 /// (emptied): the buffer of a batch written before, tens of megabytes that would otherwise be
 /// handed back to the system and faulted in again.
-pub(super) fn prepare_reusing<G: Into<ReadyGame> + Send>(
+pub(crate) fn prepare_reusing<G: Into<ReadyGame> + Send>(
     games: Vec<G>,
     entries: Vec<Entry>,
 ) -> Prepared {

@@ -143,7 +143,7 @@ impl GameEnd {
         GameEnd::ALL.into_iter().find(|e| e.as_str() == s)
     }
 
-    fn of(status: Status) -> GameEnd {
+    pub(crate) fn of(status: Status) -> GameEnd {
         match status {
             Status::Over { termination, .. } => match termination {
                 Termination::Checkmate => GameEnd::Checkmate,
@@ -153,6 +153,22 @@ impl GameEnd {
             },
             Status::Ongoing => GameEnd::Other,
         }
+    }
+}
+
+impl std::fmt::Display for GameEnd {
+    /// The stored name ([`GameEnd::as_str`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for GameEnd {
+    type Err = crate::derived::names::NameError;
+
+    /// Reads the stored name (`bare king`) or the name options take (`bare-king`).
+    fn from_str(s: &str) -> Result<GameEnd, Self::Err> {
+        crate::derived::names::parse_termination(s)
     }
 }
 
