@@ -130,16 +130,17 @@ impl Exported {
         let moves = g
             .san_moves(registry)
             .map_err(super::query::stored_game_error)?;
-        let tag = |k: &str| g.tag(k).unwrap_or("").to_string();
+        let roster = g.roster();
+        let tag = |v: Option<&str>| v.unwrap_or("").to_string();
         Ok(Exported {
             id: g.id,
             variant: g.variant.clone(),
-            event: tag("Event"),
-            site: tag("Site"),
-            date: tag("Date"),
-            round: tag("Round"),
-            white: tag("White"),
-            black: tag("Black"),
+            event: tag(roster.event),
+            site: tag(roster.site),
+            date: tag(roster.date),
+            round: tag(roster.round),
+            white: tag(roster.white),
+            black: tag(roster.black),
             result: g.result,
             plies: g.plies,
             termination: g.end.as_str(),

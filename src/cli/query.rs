@@ -229,7 +229,7 @@ impl FilterArgs {
             site: self.site.clone(),
             date_from: self.from.clone(),
             date_to: self.to.clone(),
-            result: self.result.clone(),
+            result: self.result,
             variant: variant.map(|v| v.id().to_string()),
             end: self.termination.map(EndArg::end),
             min_plies: self.min_plies,

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::san::{PackedFastSan, SanError, SanPlus};
 use super::span::Span;
-use super::tags::GameResult;
+use super::tags::{GameResult, Roster};
 
 /// A tag pair `[Name "value"]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -360,6 +360,11 @@ impl RawGame {
         self.tokens
             .iter()
             .filter_map(|t| self.san(t).map(|san| (san, t.span)))
+    }
+
+    /// The Seven Tag Roster's values, as [`RawGame::tag`] gives them.
+    pub fn roster(&self) -> Roster<Cow<'_, str>> {
+        Roster::from_fn(|name| self.tag(name))
     }
 
     /// The result written after the main line, if any.

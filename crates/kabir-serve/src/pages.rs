@@ -724,7 +724,7 @@ fn game_view(
         }
     );
     let mut tags: Vec<(&String, &String)> = game.tags.iter().collect();
-    const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+    const ROSTER: [&str; 7] = kabir_notation::tags::SEVEN_TAG_ROSTER;
     tags.sort_by_key(|(k, _)| ROSTER.iter().position(|r| r == k).unwrap_or(ROSTER.len()));
     let s = &game.special;
     let specials = s.phrases();

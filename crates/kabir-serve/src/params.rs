@@ -166,9 +166,7 @@ impl Params {
         };
         let result = self
             .get("result")
-            .map(|v| {
-                names::parse_result(v).map_err(|e| named("result", e, v))
-            })
+            .map(|v| names::parse_result(v).map_err(|e| named("result", e, v)))
             .transpose()?;
         let end = self
             .get("termination")

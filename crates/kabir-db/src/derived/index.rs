@@ -14,12 +14,12 @@ use crate::derived::{BatchInput, Derived, StoredGame, Written};
 use crate::storage::codec::{
     GameFields, GameResult, POSTING_BYTES, Posting, damaged, postings, postings_with_hash,
 };
-use crate::write::prepare::Prepared;
 use crate::storage::database::Layout;
 use crate::storage::merge::{self, Run, Tiered};
 use crate::storage::schema::{
     BUCKET_BITS, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket, tree_bucket,
 };
+use crate::write::prepare::Prepared;
 
 /// Segments of one level merged into one of the next level once there are this many.
 pub const MERGE_FANOUT: i64 = 8;

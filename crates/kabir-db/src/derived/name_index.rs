@@ -52,7 +52,8 @@ pub(crate) struct BatchNames<'a> {
 }
 
 impl<'a> Derived<'a> for BatchNames<'a> {
-    const CLEAR: &'static str = "DELETE FROM tally_part WHERE tally IN (SELECT id FROM tally WHERE kind = 1);
+    const CLEAR: &'static str =
+        "DELETE FROM tally_part WHERE tally IN (SELECT id FROM tally WHERE kind = 1);
          DELETE FROM tally WHERE kind = 1;
          DELETE FROM name; INSERT INTO name_trigram (name_trigram) VALUES ('delete-all');";
 

@@ -21,7 +21,8 @@ use crate::storage::database::Database;
 use crate::storage::schema::{DERIVED_CURRENT, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket};
 use crate::write::batch::{self, DerivedBatch};
 use crate::write::prepare::prepare;
-use crate::write::record::{GameEnd, GameRecord, ROSTER};
+use crate::write::record::{GameEnd, GameRecord, roster_of_columns};
+use kabir_notation::tags::Roster;
 
 /// Games rebuilt per step (as a batch of an import).
 const REBUILD_BATCH: i64 = 5_000;
@@ -50,8 +51,8 @@ struct StoredRow {
     result: String,
     end: String,
     plies: u32,
-    /// Event, Site, Date, Round, White, Black.
-    roster: [Option<String>; 6],
+    /// Event, Site, Date, Round, White, Black (no result).
+    roster: Roster<String>,
     special: [u64; 7],
 }
 
@@ -180,10 +181,12 @@ fn rebuild_in(
                 .map_err(|_| db.corrupt(format!("game {}: bad start position", r.id)))?;
             let moves = codec::decode_moves(&r.moves)
                 .ok_or_else(|| db.corrupt(format!("game {}: bad moves", r.id)))?;
-            let tags = ROSTER
-                .iter()
-                .zip(&r.roster)
-                .filter_map(|(name, v)| v.as_ref().map(|v| (name.to_string(), v.clone())))
+            let tags = r
+                .roster
+                .as_ref()
+                .into_pairs()
+                .into_iter()
+                .filter_map(|(name, v)| v.map(|v| (name.to_string(), v.clone())))
                 .collect();
             records.push(GameRecord {
                 variant: variant.clone(),
@@ -221,7 +224,7 @@ fn rebuild_in(
                 result: &r.result,
                 end: GameEnd::parse(&r.end).unwrap_or(GameEnd::Other),
                 plies: r.plies,
-                date: r.roster[2].as_deref(),
+                date: r.roster.date.as_deref(),
                 special: r.special,
                 promotions: promotions.get(&r.id).unwrap_or(&no_promotions),
                 standard_start: d.standard_start,
@@ -231,10 +234,10 @@ fn rebuild_in(
                 r.id,
                 &facts,
                 [
-                    r.roster[4].as_deref(),
-                    r.roster[5].as_deref(),
-                    r.roster[0].as_deref(),
-                    r.roster[1].as_deref(),
+                    r.roster.white.as_deref(),
+                    r.roster.black.as_deref(),
+                    r.roster.event.as_deref(),
+                    r.roster.site.as_deref(),
                 ],
             );
         }
@@ -288,14 +291,7 @@ fn read_games(tx: &Transaction<'_>, after: i64) -> rusqlite::Result<Vec<StoredRo
             result: r.get(5)?,
             end: r.get(6)?,
             plies: r.get(7)?,
-            roster: [
-                r.get(8)?,
-                r.get(9)?,
-                r.get(10)?,
-                r.get(11)?,
-                r.get(12)?,
-                r.get(13)?,
-            ],
+            roster: roster_of_columns(8, |i| r.get(i))?,
             special,
         })
     })?

@@ -460,17 +460,18 @@ impl GameAnswer {
             line = plain_line(&start, &game.moves).map_err(|ply| game.unfit_move(ply))?;
         }
         let (comments, moves) = line_answer(&start, &line);
-        let tag = |k: &str| game.tag(k).unwrap_or("").to_string();
+        let roster = game.roster();
+        let tag = |v: Option<&str>| v.unwrap_or("").to_string();
         let s = &game.special;
         Ok(GameAnswer {
             id,
             variant: game.variant.clone(),
-            event: tag("Event"),
-            site: tag("Site"),
-            date: tag("Date"),
-            round: tag("Round"),
-            white: tag("White"),
-            black: tag("Black"),
+            event: tag(roster.event),
+            site: tag(roster.site),
+            date: tag(roster.date),
+            round: tag(roster.round),
+            white: tag(roster.white),
+            black: tag(roster.black),
             result: game.result,
             plies: game.plies,
             termination: game.end.as_str(),

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use rusqlite::types::ToSql;
 use rusqlite::{OptionalExtension, params};
 
+use kabir_notation::tags::Roster;
 use kabir_rules::{Color, Move, Position};
 
 use crate::derived::index;
@@ -327,6 +328,11 @@ impl StoredGame {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The values of the Seven Tag Roster's tags, as [`StoredGame::tag`] gives them.
+    pub fn roster(&self) -> Roster<&str> {
+        Roster::from_fn(|name| self.tag(name))
     }
 }
 

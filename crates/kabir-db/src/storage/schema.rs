@@ -8,7 +8,7 @@
 use rusqlite::{Transaction, params};
 
 use crate::storage::codec;
-use crate::write::record::record_hash;
+use crate::write::record::{record_hash, roster_of_columns};
 
 /// `PRAGMA application_id`: "KBIR".
 pub const APPLICATION_ID: i32 = 0x4b42_4952;
@@ -357,9 +357,9 @@ fn fill_record_keys(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         let keys: Vec<(i64, i64)> = select
             .query_map(params![after, RECORD_KEY_CHUNK], |r| {
                 let text = |i| r.get_ref(i).and_then(|v| Ok(v.as_str_or_null()?));
-                let roster = [text(3)?, text(4)?, text(5)?, text(6)?, text(7)?, text(8)?];
+                let roster = roster_of_columns(3, text)?;
                 let content = codec::from_sql(r.get(1)?);
-                let key = record_hash(content, r.get_ref(2)?.as_str()?, roster);
+                let key = record_hash(content, r.get_ref(2)?.as_str()?, &roster);
                 Ok((r.get(0)?, codec::to_sql(key)))
             })?
             .collect::<rusqlite::Result<_>>()?;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use crate::derived::Written;
 use crate::derived::index;
 use crate::derived::name_index::NameCache;
 use crate::derived::tally::{self, Kind};
@@ -13,7 +14,6 @@ use crate::error::DbError;
 use crate::read::query::GameId;
 use crate::storage::codec::to_sql;
 use crate::storage::database::{CACHE_KIB, Database, IMPORT_CACHE_KIB};
-use crate::derived::Written;
 use crate::write::batch::DerivedBatch;
 use crate::write::prepare::{Entry, Prepared, ReadyGame, prepare, prepare_reusing};
 use crate::write::record::{self, Derived, GameRecord, RecordError};
@@ -399,9 +399,9 @@ fn stored(
         }
         if rule == DuplicateRule::Record {
             let text = |i| row.get_ref(i).and_then(|v| Ok(v.as_str_or_null()?));
-            let roster = [text(4)?, text(5)?, text(6)?, text(7)?, text(8)?, text(9)?];
+            let roster = record::roster_of_columns(4, text)?;
             let result = row.get_ref(3)?.as_str()?;
-            if !record::same_record_fields(result, roster, d.result.as_str(), d.roster_values()) {
+            if !record::same_record_fields(result, &roster, d.result.as_str(), &d.roster_values()) {
                 continue;
             }
         }
@@ -421,16 +421,15 @@ fn same_game(a: &Derived, b: &Derived, rule: DuplicateRule) -> bool {
             DuplicateRule::Moves => true,
             DuplicateRule::Record => record::same_record_fields(
                 a.result.as_str(),
-                a.roster_values(),
+                &a.roster_values(),
                 b.result.as_str(),
-                b.roster_values(),
+                &b.roster_values(),
             ),
         }
 }
 
 fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, WriteError> {
     let s = &d.special;
-    // In `record::ROSTER` order: event, site, date, round, white, black.
     let roster = d.roster_values();
     tx.prepare_cached(
         "INSERT INTO game (variant, content, record, start_fen, standard_start, moves, plies,
@@ -449,12 +448,12 @@ fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, W
         d.plies,
         d.result.as_str(),
         d.end.as_str(),
-        roster[0],
-        roster[1],
-        roster[2],
-        roster[3],
-        roster[4],
-        roster[5],
+        roster.event,
+        roster.site,
+        roster.date,
+        roster.round,
+        roster.white,
+        roster.black,
         s.count[Special::Swap] as i64,
         s.count[Special::Lift] as i64,
         s.count[Special::Relocation] as i64,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kabir_notation::game::RawGame;
 use kabir_notation::replay::Replay;
-use kabir_notation::tags;
+use kabir_notation::tags::{self, Roster};
 use kabir_rules::{Game, Move, MoveKind, Position, Status, Termination, Variant};
 
 use crate::derived::summary::Facts;
@@ -257,8 +257,9 @@ pub(crate) struct Derived {
     /// The hash of the content, the result and the roster tags (the record key; see
     /// [`record_hash`]): the same game record shares it.
     pub record: u64,
-    /// Where each of the [`ROSTER`] tags is in `tags`, if there.
-    pub roster: [Option<usize>; 6],
+    /// Where each of the [`ROSTER`] tags is in `tags`, if there (`result` is not used: the
+    /// record has its result).
+    pub roster: Roster<usize>,
     pub result: GameResult,
     pub end: GameEnd,
     pub plies: u16,
@@ -405,11 +406,15 @@ pub(crate) fn derive(
     let tree = game_tree(&start, start_key, &moves, &hashes);
     let moves_blob = codec::encode_moves(&moves);
     let content = content_hash(variant.id(), &start_fen, &moves_blob);
-    let roster = ROSTER.map(|name| tags.iter().position(|(k, _)| k.eq_ignore_ascii_case(name)));
+    let roster = Roster::from_fn(|name| {
+        (name != tags::RESULT)
+            .then(|| tags.iter().position(|(k, _)| k.eq_ignore_ascii_case(name)))
+            .flatten()
+    });
     let record = record_hash(
         content,
         result.as_str(),
-        roster.map(|i| i.and_then(|i| tags.get(i)).map(|(_, v)| v.as_str())),
+        &roster.map(|i| tags.get(i).map(|(_, v)| v.as_str())),
     );
     Ok(Derived {
         variant,
@@ -454,7 +459,7 @@ impl Derived {
             result: self.result.as_str(),
             end: self.end,
             plies: u32::from(self.plies),
-            date: self.roster_values()[2],
+            date: self.roster_values().date,
             special: s.counts(),
             promotions: &s.promotions_by_kind,
             standard_start: self.standard_start,
@@ -465,13 +470,14 @@ impl Derived {
     /// The White, Black, Event and Site values, for the name index.
     pub fn names(&self) -> [Option<&str>; 4] {
         let r = self.roster_values();
-        [r[4], r[5], r[0], r[1]]
+        [r.white, r.black, r.event, r.site]
     }
 
-    /// The values of the [`ROSTER`] tags, as stored in their `game` columns.
-    pub fn roster_values(&self) -> [Option<&str>; 6] {
+    /// The values of the [`ROSTER`] tags, as stored in their `game` columns (`result` is
+    /// `None`).
+    pub fn roster_values(&self) -> Roster<&str> {
         self.roster
-            .map(|i| i.and_then(|i| self.tags.get(i)).map(|(_, v)| v.as_str()))
+            .map(|i| self.tags.get(i).map(|(_, v)| v.as_str()))
     }
 }
 
@@ -497,15 +503,48 @@ pub(crate) const ROSTER: [&str; 6] = [
     tags::BLACK,
 ];
 
+/// A roster read from the `game` columns that store the [`ROSTER`] tags, in their order from
+/// column `first` (`result` is `None`), each by `value`.
+pub(crate) fn roster_of_columns<T>(
+    first: usize,
+    mut value: impl FnMut(usize) -> rusqlite::Result<Option<T>>,
+) -> rusqlite::Result<Roster<T>> {
+    let mut column = first;
+    let mut failed = None;
+    let roster = Roster::from_fn(|name| {
+        if name == tags::RESULT {
+            return None;
+        }
+        column += 1;
+        value(column - 1).unwrap_or_else(|e| {
+            failed.get_or_insert(e);
+            None
+        })
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(roster),
+    }
+}
+
 /// A roster tag's value for comparing records: an absent tag counts as the value that stands
 /// for "unknown" (`?`, or `????.??.??` for the date), which is what the tag says when a game
 /// is written out and read back.
-pub(crate) fn roster_value(i: usize, value: Option<&str>) -> &str {
+fn roster_value<'v>(name: &str, value: Option<&'v str>) -> &'v str {
     match value {
         Some(v) => v,
-        None if ROSTER.get(i) == Some(&tags::DATE) => "????.??.??",
+        None if name == tags::DATE => "????.??.??",
         None => "?",
     }
+}
+
+/// The [`ROSTER`] values of a roster, an absent one as [`roster_value`] counts it, in order.
+fn roster_fields<'v>(roster: &Roster<&'v str>) -> impl Iterator<Item = &'v str> {
+    roster
+        .into_pairs()
+        .into_iter()
+        .filter(|(name, _)| *name != tags::RESULT)
+        .map(|(name, value)| roster_value(name, value))
 }
 
 /// The record key: a stable hash of what makes a game record itself: its move key
@@ -513,12 +552,12 @@ pub(crate) fn roster_value(i: usize, value: Option<&str>) -> &str {
 /// the result and the values of the [`ROSTER`] tags (comments and other tags are not part of
 /// it). Stored in `game.record`; computed from a `game` row's own columns by the migration to
 /// schema version 2, so it must only ever be computed from values that the row stores.
-pub(crate) fn record_hash(content: u64, result: &str, roster: [Option<&str>; 6]) -> u64 {
+pub(crate) fn record_hash(content: u64, result: &str, roster: &Roster<&str>) -> u64 {
     let mut h = ContentHasher::default();
     h.field(&content.to_le_bytes());
     h.field(result.as_bytes());
-    for (i, value) in roster.into_iter().enumerate() {
-        h.field(roster_value(i, value).as_bytes());
+    for value in roster_fields(roster) {
+        h.field(value.as_bytes());
     }
     h.finish()
 }
@@ -526,12 +565,11 @@ pub(crate) fn record_hash(content: u64, result: &str, roster: [Option<&str>; 6])
 /// Whether two records' results and roster values are the same (their keys being equal).
 pub(crate) fn same_record_fields(
     result: &str,
-    roster: [Option<&str>; 6],
+    roster: &Roster<&str>,
     other_result: &str,
-    other_roster: [Option<&str>; 6],
+    other_roster: &Roster<&str>,
 ) -> bool {
-    result == other_result
-        && (0..ROSTER.len()).all(|i| roster_value(i, roster[i]) == roster_value(i, other_roster[i]))
+    result == other_result && roster_fields(roster).eq(roster_fields(other_roster))
 }
 
 #[cfg(test)]
@@ -631,6 +669,15 @@ mod tests {
         }
     }
 
+    /// A roster from the six values of the [`ROSTER`] tags, in order.
+    fn r6(values: [Option<&str>; 6]) -> Roster<&str> {
+        let mut values = values.into_iter();
+        Roster::from_fn(|name| match name {
+            tags::RESULT => None,
+            _ => values.next().flatten(),
+        })
+    }
+
     /// The record key is stored in databases: these values must never change (a change
     /// needs a migration that computes the keys again).
     #[test]
@@ -646,8 +693,11 @@ mod tests {
             Some("Omar"),
         ];
         let content = content_hash("shatranj", fen, &moves);
-        assert_eq!(record_hash(content, "1-0", roster), 0xc908_8dcf_8a8a_c973);
-        assert_eq!(record_hash(0, "*", [None; 6]), 0x3c3a_8fed_54b0_0f0d);
+        assert_eq!(
+            record_hash(content, "1-0", &r6(roster)),
+            0xc908_8dcf_8a8a_c973
+        );
+        assert_eq!(record_hash(0, "*", &r6([None; 6])), 0x3c3a_8fed_54b0_0f0d);
     }
 
     #[test]
@@ -661,20 +711,20 @@ mod tests {
             Some("W"),
             Some("B"),
         ];
-        let base = record_hash(content, "1-0", roster);
-        assert_ne!(base, record_hash(content + 1, "1-0", roster));
-        assert_ne!(base, record_hash(content, "0-1", roster));
+        let base = record_hash(content, "1-0", &r6(roster));
+        assert_ne!(base, record_hash(content + 1, "1-0", &r6(roster)));
+        assert_ne!(base, record_hash(content, "0-1", &r6(roster)));
         for i in 0..6 {
             let mut other = roster;
             other[i] = Some("X");
-            assert_ne!(base, record_hash(content, "1-0", other), "{i}");
-            assert!(!same_record_fields("1-0", roster, "1-0", other));
+            assert_ne!(base, record_hash(content, "1-0", &r6(other)), "{i}");
+            assert!(!same_record_fields("1-0", &r6(roster), "1-0", &r6(other)));
         }
         // Two values that run together differently are told apart.
         let mut shifted = roster;
         shifted[0] = Some("ES");
         shifted[1] = Some("");
-        assert_ne!(base, record_hash(content, "1-0", shifted));
+        assert_ne!(base, record_hash(content, "1-0", &r6(shifted)));
         // An absent tag is its "unknown" value.
         let unknown = [
             Some("?"),
@@ -685,13 +735,13 @@ mod tests {
             Some("?"),
         ];
         assert_eq!(
-            record_hash(content, "*", [None; 6]),
-            record_hash(content, "*", unknown)
+            record_hash(content, "*", &r6([None; 6])),
+            record_hash(content, "*", &r6(unknown))
         );
-        assert!(same_record_fields("*", [None; 6], "*", unknown));
+        assert!(same_record_fields("*", &r6([None; 6]), "*", &r6(unknown)));
         assert_ne!(
-            record_hash(content, "*", [None; 6]),
-            record_hash(content, "*", [Some("?"); 6])
+            record_hash(content, "*", &r6([None; 6])),
+            record_hash(content, "*", &r6([Some("?"); 6]))
         );
     }
 }
