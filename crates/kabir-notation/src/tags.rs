@@ -222,10 +222,11 @@ mod tests {
         assert_eq!(r.get("Annotator"), None);
         let names: Vec<&str> = r.into_pairs().iter().map(|(n, _)| *n).collect();
         assert_eq!(names, SEVEN_TAG_ROSTER);
-        let lengths = r.map(|v| (v.len() > 2).then_some(v.len()));
+        let lengths = r.map(|v| (!v.contains('-')).then_some(v.len()));
         assert_eq!(lengths.white, Some(3));
         assert_eq!(lengths.event, Some(3));
         assert_eq!(lengths.result, None);
+        assert_eq!(lengths.site, None);
         let owned = r.map(|v| Some(v.to_string()));
         assert_eq!(owned.as_deref(), r);
     }
