@@ -52,10 +52,9 @@ pub(crate) struct BatchNames<'a> {
 }
 
 impl<'a> Derived<'a> for BatchNames<'a> {
+    // The tallies are emptied with the openings' (`tally::CLEAR`).
     const CLEAR: &'static str =
-        "DELETE FROM tally_part WHERE tally IN (SELECT id FROM tally WHERE kind = 1);
-         DELETE FROM tally WHERE kind = 1;
-         DELETE FROM name; INSERT INTO name_trigram (name_trigram) VALUES ('delete-all');";
+        "DELETE FROM name; INSERT INTO name_trigram (name_trigram) VALUES ('delete-all');";
 
     fn add(&mut self, game: &StoredGame<'_, 'a>) {
         self.games.push((game.id, game.names));

@@ -66,10 +66,8 @@ pub(crate) struct BatchOpenings {
 }
 
 impl Derived<'_> for BatchOpenings {
-    const CLEAR: &'static str =
-        "DELETE FROM tally_part WHERE tally IN (SELECT id FROM tally WHERE kind = 2);
-         DELETE FROM tally WHERE kind = 2;
-         DELETE FROM opening_chunk; DELETE FROM opening_head;";
+    // The recent tallies are emptied with the names' (`tally::CLEAR`).
+    const CLEAR: &'static str = "DELETE FROM opening_chunk; DELETE FROM opening_head;";
 
     fn add(&mut self, game: &StoredGame<'_, '_>) {
         let f = game.facts;

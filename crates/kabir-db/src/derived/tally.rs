@@ -20,6 +20,10 @@ pub(crate) enum Kind {
     Openings = 2,
 }
 
+/// The statements that empty the tallies of every kind, which the parts that keep tallies
+/// (the name index and the openings) share.
+pub(crate) const CLEAR: &str = "DELETE FROM tally_part; DELETE FROM tally;";
+
 /// Stores a batch's tally: its parts, each a blob of rows.
 pub(crate) fn insert(
     tx: &Transaction<'_>,

@@ -9,7 +9,7 @@ use crate::derived::index::{PositionIndex, Segments};
 use crate::derived::name_index::{BatchNames, NameCache};
 use crate::derived::openings::BatchOpenings;
 use crate::derived::summary::{BatchSummary, Facts};
-use crate::derived::tally::Kind;
+use crate::derived::tally::{self, Kind};
 use crate::derived::{BatchInput, Derived, StoredGame, Written};
 use crate::storage::merge;
 use crate::write::prepare::Prepared;
@@ -23,12 +23,13 @@ pub(crate) struct DerivedBatch<'a> {
     names: BatchNames<'a>,
 }
 
-/// The statements that empty every derived table, in the order of the parts.
+/// Empties every derived table (the tallies, which two parts keep, once).
 pub(crate) fn clear_all(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     for clear in [
         PositionIndex::CLEAR,
-        BatchSummary::CLEAR,
+        tally::CLEAR,
         BatchOpenings::CLEAR,
+        BatchSummary::CLEAR,
         BatchNames::CLEAR,
     ] {
         tx.execute_batch(clear)?;

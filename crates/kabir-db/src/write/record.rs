@@ -257,9 +257,9 @@ pub(crate) struct Derived {
     /// The hash of the content, the result and the roster tags (the record key; see
     /// [`record_hash`]): the same game record shares it.
     pub record: u64,
-    /// Where each of the [`ROSTER`] tags is in `tags`, if there (`result` is not used: the
-    /// record has its result).
-    pub roster: Roster<usize>,
+    /// Where each of the [`ROSTER`] tags is in `tags`, if there, in [`ROSTER`] order (six
+    /// places: the record has its result; [`Derived::roster_values`] names them).
+    pub roster: [Option<usize>; 6],
     pub result: GameResult,
     pub end: GameEnd,
     pub plies: u16,
@@ -406,16 +406,8 @@ pub(crate) fn derive(
     let tree = game_tree(&start, start_key, &moves, &hashes);
     let moves_blob = codec::encode_moves(&moves);
     let content = content_hash(variant.id(), &start_fen, &moves_blob);
-    let roster = Roster::from_fn(|name| {
-        (name != tags::RESULT)
-            .then(|| tags.iter().position(|(k, _)| k.eq_ignore_ascii_case(name)))
-            .flatten()
-    });
-    let record = record_hash(
-        content,
-        result.as_str(),
-        &roster.map(|i| tags.get(i).map(|(_, v)| v.as_str())),
-    );
+    let roster = ROSTER.map(|name| tags.iter().position(|(k, _)| k.eq_ignore_ascii_case(name)));
+    let record = record_hash(content, result.as_str(), &roster_at(&tags, roster));
     Ok(Derived {
         variant,
         start_fen,
@@ -476,8 +468,7 @@ impl Derived {
     /// The values of the [`ROSTER`] tags, as stored in their `game` columns (`result` is
     /// `None`).
     pub fn roster_values(&self) -> Roster<&str> {
-        self.roster
-            .map(|i| self.tags.get(i).map(|(_, v)| v.as_str()))
+        roster_at(&self.tags, self.roster)
     }
 }
 
@@ -502,6 +493,19 @@ pub(crate) const ROSTER: [&str; 6] = [
     tags::WHITE,
     tags::BLACK,
 ];
+
+/// The roster of the tags at `places` (in [`ROSTER`] order) of `tags`.
+fn roster_at(tags: &[(String, String)], places: [Option<usize>; 6]) -> Roster<&str> {
+    let mut places = places.into_iter();
+    Roster::from_fn(|name| match name {
+        tags::RESULT => None,
+        _ => places
+            .next()
+            .flatten()
+            .and_then(|i| tags.get(i))
+            .map(|(_, v)| v.as_str()),
+    })
+}
 
 /// A roster read from the `game` columns that store the [`ROSTER`] tags, in their order from
 /// column `first` (`result` is `None`), each by `value`.
