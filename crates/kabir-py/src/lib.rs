@@ -5,6 +5,7 @@
 //! Every entry point turns bad input into a Python exception: a panic that reached Python
 //! would be a bug, and long calls (reading, replaying, perft) let other Python threads run.
 
+mod db;
 mod errors;
 mod games;
 mod rules;
@@ -26,6 +27,7 @@ fn _kabir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rules::Move>()?;
     m.add_class::<rules::Piece>()?;
     m.add_class::<rules::Status>()?;
+    m.add_class::<db::Database>()?;
     m.add_class::<games::Game>()?;
     m.add_class::<games::Problem>()?;
     m.add_class::<games::GameReader>()?;

@@ -43,7 +43,7 @@ pub struct Variant {
 #[pymethods]
 impl Variant {
     #[new]
-    fn new(py: Python<'_>, name: &str) -> PyResult<Variant> {
+    pub(crate) fn new(py: Python<'_>, name: &str) -> PyResult<Variant> {
         kabir_rules::variants::builtin(name)
             .map(|inner| Variant { inner })
             .map_err(|e| {
@@ -474,7 +474,7 @@ impl Position {
     }
 
     /// The position after a legal move (a `Move` or its text).
-    fn play(&self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<Position> {
+    pub(crate) fn play(&self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<Position> {
         let m = self.resolve_move(py, r#move)?;
         Ok(Position {
             inner: self.inner.after(m),

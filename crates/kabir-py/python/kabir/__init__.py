@@ -12,14 +12,17 @@ every problem found, and diagrams for notebooks.
 
 from kabir._errors import (
     AmbiguousMoveError,
+    DatabaseError,
     FenError,
     IllegalMoveError,
     KabirError,
     NotationError,
+    QueryError,
     ReadError,
     VariantError,
 )
 from kabir._kabir import (
+    Database,
     Game,
     GameReader,
     Move,
@@ -36,6 +39,8 @@ from kabir._kabir import (
 
 __all__ = [
     "AmbiguousMoveError",
+    "Database",
+    "DatabaseError",
     "FenError",
     "Game",
     "GameReader",
@@ -46,6 +51,7 @@ __all__ = [
     "Piece",
     "Position",
     "Problem",
+    "QueryError",
     "ReadError",
     "Status",
     "Variant",

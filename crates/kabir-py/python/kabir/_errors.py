@@ -54,7 +54,20 @@ class ReadError(KabirError, OSError):
     offset: int = 0
 
 
+class DatabaseError(KabirError):
+    """A database that cannot be opened, read or written (not found, damaged, newer than this
+    version, opened for queries only, closed)."""
+
+
+class QueryError(KabirError, ValueError):
+    """A query argument that is not one of the accepted words or values; `parameter` names it."""
+
+    parameter: Optional[str] = None
+
+
 __all__ = [
+    "DatabaseError",
+    "QueryError",
     "KabirError",
     "VariantError",
     "FenError",
