@@ -371,7 +371,7 @@ impl Database {
     }
 
     /// Statistics of the games that match: what `kabir stats --format json` prints. `by`
-    /// groups them (variant, player, year, termination, special, ...).
+    /// groups them: variant, player, termination, year, opening or result.
     #[pyo3(signature = (*, by = None, variant = None, player = None, color = None, event = None, site = None, result = None, date_from = None, date_to = None, termination = None, special = None, min_plies = None, max_plies = None, opening_plies = 4, top = 10))]
     #[allow(clippy::too_many_arguments)]
     fn stats(
