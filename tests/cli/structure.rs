@@ -25,6 +25,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "kabir-serve",
         &["kabir-rules", "kabir-notation", "kabir-db", "kabir-diagram"],
     ),
+    (
+        "kabir-py",
+        &["kabir-rules", "kabir-notation", "kabir-db", "kabir-diagram"],
+    ),
 ];
 
 /// Crates the lean libraries must not pull in, even through another crate.
@@ -45,6 +49,7 @@ const HEAVY: &[&str] = &[
     "maud",
     "parquet",
     "arrow-array",
+    "pyo3",
 ];
 
 fn cargo(args: &[&str]) -> String {
