@@ -256,7 +256,7 @@ impl Database {
         max_nodes: Option<usize>,
     ) -> PyResult<Py<PyAny>> {
         let mut pos = match (position, variant) {
-            (Some(p), _) => p.inner.clone(),
+            (Some(p), _) => (*p.inner).clone(),
             (None, Some(v)) => {
                 let v = match v.cast::<Variant>() {
                     Ok(v) => v.get().inner.clone(),
@@ -284,8 +284,14 @@ impl Database {
             }
         };
         for text in moves.unwrap_or_default() {
-            let here = Position { inner: pos };
-            pos = here.play(py, &text.into_pyobject(py)?.into_any())?.inner;
+            let here = Position {
+                inner: Arc::new(pos),
+            };
+            pos = here
+                .play(py, &text.into_pyobject(py)?.into_any())?
+                .inner
+                .as_ref()
+                .clone();
         }
         let mut q = kabir_db::TreeQuery {
             depth: depth.clamp(1, kabir_db::MAX_TREE_DEPTH),
@@ -356,7 +362,7 @@ impl Database {
         let limit = limit.filter(|&n| n > 0);
         let q = GameQuery {
             filter,
-            position: position.map(|p| p.inner.clone()),
+            position: position.map(|p| (*p.inner).clone()),
             sort,
             descending: reverse,
             limit,

@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 
 use kabir_notation::game::RawGame;
 use kabir_notation::reader::Reader;
-use kabir_notation::replay::{Replay, replay};
+use kabir_notation::replay::{Replay, replay_unhashed};
 use kabir_rules::variants::Registry;
 
 use crate::errors::error;
@@ -94,7 +94,7 @@ impl GameReader {
         let (reader, next) = py.detach(move || {
             let next = reader.next().map(|r| {
                 r.map(|raw| {
-                    let replayed = replay(&raw, &registry);
+                    let replayed = replay_unhashed(&raw, &registry);
                     (raw, replayed)
                 })
             });
@@ -373,10 +373,14 @@ impl Game {
         };
         let mut pos = game.start().clone();
         let mut out = Vec::with_capacity(game.moves().len() + 1);
-        out.push(Position { inner: pos.clone() });
+        out.push(Position {
+            inner: Arc::new(pos.clone()),
+        });
         for &m in game.moves() {
             pos.play_unchecked(m);
-            out.push(Position { inner: pos.clone() });
+            out.push(Position {
+                inner: Arc::new(pos.clone()),
+            });
         }
         out
     }

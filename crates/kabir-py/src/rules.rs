@@ -105,7 +105,7 @@ impl Variant {
     /// The start position.
     fn start(&self) -> Position {
         Position {
-            inner: kabir_rules::Position::start(&self.inner),
+            inner: Arc::new(kabir_rules::Position::start(&self.inner)),
         }
     }
 
@@ -157,21 +157,21 @@ impl Piece {
 #[derive(Clone)]
 pub struct Move {
     pub(crate) inner: kabir_rules::Move,
-    /// The move in coordinate notation (`e2e3`, `b10b11=...`).
-    uci: String,
-    from_name: String,
-    to_name: String,
+    /// The position it is a move of, shared by every move of one call: what its coordinate
+    /// text and square names are read from when asked for.
+    pos: Arc<kabir_rules::Position>,
 }
 
 impl Move {
-    pub(crate) fn new(pos: &kabir_rules::Position, m: kabir_rules::Move) -> Move {
-        let g = pos.variant().geometry();
+    pub(crate) fn new(pos: &Arc<kabir_rules::Position>, m: kabir_rules::Move) -> Move {
         Move {
             inner: m,
-            uci: m.to_uci(pos),
-            from_name: g.name(m.from).to_string(),
-            to_name: g.name(m.to).to_string(),
+            pos: pos.clone(),
         }
+    }
+
+    fn square(&self, sq: kabir_rules::Square) -> String {
+        self.pos.variant().geometry().name(sq).to_string()
     }
 }
 
@@ -179,27 +179,27 @@ impl Move {
 impl Move {
     /// The square the piece leaves.
     #[getter(from_square)]
-    fn origin(&self) -> &str {
-        &self.from_name
+    fn origin(&self) -> String {
+        self.square(self.inner.from)
     }
 
     /// The square the piece reaches.
     #[getter]
-    fn to_square(&self) -> &str {
-        &self.to_name
+    fn to_square(&self) -> String {
+        self.square(self.inner.to)
     }
 
-    /// The move in coordinate notation.
-    fn uci(&self) -> &str {
-        &self.uci
+    /// The move in coordinate notation (`e2e3`; a promotion adds the piece's letter).
+    fn uci(&self) -> String {
+        self.inner.to_uci(&self.pos)
     }
 
-    fn __str__(&self) -> &str {
-        &self.uci
+    fn __str__(&self) -> String {
+        self.uci()
     }
 
     fn __repr__(&self) -> String {
-        format!("Move({:?})", self.uci)
+        format!("Move({:?})", self.uci())
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -268,7 +268,7 @@ impl Status {
 #[pyclass(frozen, module = "kabir")]
 #[derive(Clone)]
 pub struct Position {
-    pub(crate) inner: kabir_rules::Position,
+    pub(crate) inner: Arc<kabir_rules::Position>,
 }
 
 impl Position {
@@ -380,10 +380,12 @@ impl Position {
         };
         match fen {
             None => Ok(Position {
-                inner: kabir_rules::Position::start(&variant),
+                inner: Arc::new(kabir_rules::Position::start(&variant)),
             }),
             Some(text) => kabir_rules::Position::from_fen(&variant, text)
-                .map(|inner| Position { inner })
+                .map(|inner| Position {
+                    inner: Arc::new(inner),
+                })
                 .map_err(|e| {
                     error(
                         py,
@@ -477,7 +479,7 @@ impl Position {
     pub(crate) fn play(&self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<Position> {
         let m = self.resolve_move(py, r#move)?;
         Ok(Position {
-            inner: self.inner.after(m),
+            inner: Arc::new(self.inner.after(m)),
         })
     }
 
@@ -493,7 +495,7 @@ impl Position {
                 "perft depth is at most 8",
             ));
         }
-        let mut pos = self.inner.clone();
+        let mut pos = (*self.inner).clone();
         Ok(py.detach(move || kabir_rules::perft(&mut pos, depth)))
     }
 
