@@ -19,11 +19,11 @@ use kabir::notation::reader::ReadError;
 use kabir::render::printable;
 
 use super::args::{GameSizeArgs, VariantArgs};
-use super::decode::Trailing;
 use super::diagnostic::{ColorArgs, Palette, write_game};
 use super::input::{check_trailing, file_size, open};
 use super::output::{Files, Output, is_broken_pipe, unwritable_directory};
 use super::progress::{Counts, Progress};
+use kabir_input::Trailing;
 
 /// Import game files into a database (SQLite, one file).
 ///

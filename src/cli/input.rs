@@ -15,8 +15,8 @@ use kabir::parallel::{ReplayOptions, replay_games};
 use kabir::replay::Replay;
 use kabir::variants::Registry;
 
-use super::decode::{
-    self, Compression, GzipMembers, HEAD, Peeked, Trailing, compression, looks_like_text,
+use kabir_input::{
+    self as decode, Compression, GzipMembers, HEAD, Peeked, Trailing, compression, looks_like_text,
 };
 
 /// A reader that adds the bytes it reads to a count, for a progress bar.

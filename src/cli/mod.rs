@@ -2,7 +2,6 @@
 
 pub mod args;
 pub mod completions;
-pub mod decode;
 pub mod diagnostic;
 pub mod diagram;
 pub mod explore;

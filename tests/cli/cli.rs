@@ -753,7 +753,11 @@ fn readme_commands_run_top_to_bottom() {
     for (_, block) in readme_blocks() {
         for line in block.lines() {
             let line = line.replace("cargo run --release -- ", "kabir ");
-            if line.starts_with("cargo ") || line.starts_with("rustup ") {
+            // Building and installing (Rust, the Python package) is what CI's own steps do.
+            if ["cargo ", "rustup ", "python3 -m pip "]
+                .iter()
+                .any(|tool| line.starts_with(tool))
+            {
                 continue;
             }
             script.push_str(&line);

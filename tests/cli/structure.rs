@@ -11,6 +11,7 @@ use std::process::Command;
 /// The kabir crates each library crate may name as a normal (non-dev) dependency.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("kabir-rules", &[]),
+    ("kabir-input", &[]),
     ("kabir-notation", &["kabir-rules"]),
     ("kabir-db", &["kabir-rules", "kabir-notation"]),
     (
@@ -27,7 +28,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "kabir-py",
-        &["kabir-rules", "kabir-notation", "kabir-db", "kabir-diagram"],
+        &[
+            "kabir-rules",
+            "kabir-input",
+            "kabir-notation",
+            "kabir-db",
+            "kabir-diagram",
+        ],
     ),
 ];
 

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
+use kabir_input::Trailing;
 use kabir_notation::game::RawGame;
 use kabir_notation::reader::Reader;
 use kabir_notation::replay::{Replay, replay_unhashed};
@@ -73,6 +74,8 @@ pub struct GameReader {
     reader: Mutex<Option<Reader<BufReader<Source>>>>,
     registry: Arc<Registry>,
     name: String,
+    /// Where bytes after a gzip file's data that are not gzip are told of.
+    trailing: Trailing,
 }
 
 #[pymethods]
@@ -101,7 +104,19 @@ impl GameReader {
             (reader, next)
         });
         match next {
-            None => Ok(None),
+            None => match self.trailing.garbage_at() {
+                Some(at) => Err(error(
+                    py,
+                    "ReadError",
+                    format!(
+                        "{}: its gzip data ends at byte {at}, and the bytes after it are not \
+                         gzip data (the games before them were read)",
+                        self.name
+                    ),
+                    &[("offset", at.into_pyobject(py)?.into_any())],
+                )),
+                None => Ok(None),
+            },
             Some(Err(e)) => Err(error(
                 py,
                 "ReadError",
@@ -152,12 +167,29 @@ fn registry(
     Ok(Arc::new(r))
 }
 
-fn reader(source: Source, registry: Arc<Registry>, name: String) -> GameReader {
-    GameReader {
-        reader: Mutex::new(Some(Reader::new(BufReader::with_capacity(1 << 16, source)))),
+/// The reader of `source`'s games: decompressed and decoded to UTF-8 as the command line
+/// reads files ([`kabir_input::text`]).
+fn reader(
+    py: Python<'_>,
+    source: Source,
+    registry: Arc<Registry>,
+    name: String,
+) -> PyResult<GameReader> {
+    let trailing = Trailing::default();
+    let text = kabir_input::text(source, &trailing).map_err(|e| {
+        error(
+            py,
+            "ReadError",
+            format!("cannot read {name}: {e}"),
+            &[("offset", 0u64.into_pyobject(py).unwrap().into_any())],
+        )
+    })?;
+    Ok(GameReader {
+        reader: Mutex::new(Some(Reader::new(BufReader::with_capacity(1 << 16, text)))),
         registry,
         name,
-    }
+        trailing,
+    })
 }
 
 /// Reads the games of `source`, a path or a file object (binary or text), lazily: each game
@@ -176,11 +208,12 @@ pub fn read_games(
             .getattr("name")
             .and_then(|n| n.str().map(|s| s.to_string()))
             .unwrap_or_else(|_| "<file>".to_string());
-        return Ok(reader(
+        return reader(
+            py,
             Box::new(PyFile(source.clone().unbind())),
             registry,
             name,
-        ));
+        );
     }
     if source.is_instance_of::<PyBytes>() {
         return Err(pyo3::exceptions::PyTypeError::new_err(
@@ -199,7 +232,7 @@ pub fn read_games(
             &[("offset", 0u64.into_pyobject(py).unwrap().into_any())],
         )
     })?;
-    Ok(reader(Box::new(file), registry, name))
+    reader(py, Box::new(file), registry, name)
 }
 
 /// Reads the games of `text` (game records as a string) lazily.
@@ -212,11 +245,12 @@ pub fn read_games_text(
     default_variant: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<GameReader> {
     let registry = registry(variants, default_variant, py)?;
-    Ok(reader(
+    reader(
+        py,
         Box::new(Cursor::new(text.into_bytes())),
         registry,
         "<text>".to_string(),
-    ))
+    )
 }
 
 /// A problem found in a game: its kind, severity, place, text and message, and for a move

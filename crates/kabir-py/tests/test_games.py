@@ -2,6 +2,7 @@
 
 import gzip
 import io
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +39,31 @@ def test_file_objects_binary_and_text_read_alike(samples):
     assert [g.moves for g in kabir.read_games_text(text)] == by_path
     assert [g.moves for g in kabir.read_games(io.StringIO(text))] == by_path
     assert [g.moves for g in kabir.read_games(io.BytesIO(gzip.decompress(gzip.compress(text.encode()))))] == by_path
+
+
+def test_compressed_and_utf16_files_read_as_the_command_line_reads_them(samples, tmp_path):
+    path = samples / "tamerlane.pgn"
+    plain = [g.moves for g in kabir.read_games(path)]
+    gz = tmp_path / "t.pgn.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    assert [g.moves for g in kabir.read_games(gz)] == plain
+    with open(gz, "rb") as f:
+        assert [g.moves for g in kabir.read_games(f)] == plain
+    # Made with `zstd -19 samples/tamerlane.pgn`.
+    zst = Path(__file__).parent / "data" / "tamerlane.pgn.zst"
+    assert [g.moves for g in kabir.read_games(zst)] == plain
+    utf16 = tmp_path / "t16.pgn"
+    utf16.write_bytes(path.read_text(encoding="utf-8").encode("utf-16"))
+    assert [g.moves for g in kabir.read_games(utf16)] == plain
+    bz2 = tmp_path / "t.pgn.bz2"
+    bz2.write_bytes(b"BZh91AY&SY" + bytes(40))
+    with pytest.raises(kabir.ReadError) as e:
+        kabir.read_games(bz2)
+    assert "bzip2" in str(e.value)
+    cut = tmp_path / "cut.pgn.gz"
+    cut.write_bytes(gzip.compress(path.read_bytes()) + b"not gzip")
+    with pytest.raises(kabir.ReadError):
+        list(kabir.read_games(cut))
 
 
 def test_text_is_not_taken_for_a_path():

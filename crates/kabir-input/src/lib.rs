@@ -7,6 +7,31 @@
 use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Mutex};
 
+/// The text of a game file's bytes as UTF-8, whatever its compression (gzip, zstd) and
+/// encoding (UTF-8, UTF-16, UTF-32), both told by its first bytes. A compression kabir does
+/// not read is an error of kind `InvalidData` that says what the bytes are and how to make a
+/// game file of them; `trailing` hears of bytes after gzip data that are not gzip.
+pub fn text(raw: Box<dyn Read + Send>, trailing: &Trailing) -> io::Result<Box<dyn Read + Send>> {
+    let raw = Peeked::new(raw, HEAD)?;
+    let decompressed: Box<dyn Read + Send> = match compression(raw.head()) {
+        Compression::Gzip => Box::new(GzipMembers::new(
+            io::BufReader::with_capacity(64 * 1024, raw),
+            trailing.clone(),
+        )),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(raw)?),
+        Compression::Foreign { what, how } => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("it is {what}; kabir reads game files as text, gzip or zstd: {how}"),
+            ));
+        }
+        Compression::None => Box::new(raw),
+    };
+    let text = Peeked::new(decompressed, HEAD)?;
+    let encoding = encoding(text.head());
+    Ok(as_utf8(text, encoding))
+}
+
 /// The first bytes of a stream, read ahead to tell its format and then read again in order.
 pub struct Peeked<R> {
     head: Vec<u8>,
@@ -47,12 +72,17 @@ pub const HEAD: usize = 10;
 /// How a file is compressed, by its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
+    /// Not compressed.
     None,
+    /// gzip (one member or several).
     Gzip,
+    /// zstd (frames, skippable frames passed over).
     Zstd,
     /// A format kabir does not read: what it is, and what turns it into a game file.
     Foreign {
+        /// The format, in words.
         what: &'static str,
+        /// The command that makes a game file of it.
         how: &'static str,
     },
 }
@@ -136,9 +166,18 @@ pub fn looks_like_text(head: &[u8]) -> bool {
 /// The text encoding of a stream, by its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
+    /// UTF-8, with or without a byte-order mark.
     Utf8,
-    Utf16 { big_endian: bool },
-    Utf32 { big_endian: bool },
+    /// UTF-16.
+    Utf16 {
+        /// Most significant byte first.
+        big_endian: bool,
+    },
+    /// UTF-32.
+    Utf32 {
+        /// Most significant byte first.
+        big_endian: bool,
+    },
 }
 
 /// The encoding `head`, a text's first bytes, is in: told by its byte-order mark, or without
@@ -364,6 +403,8 @@ pub struct GzipMembers<R: BufRead> {
 }
 
 impl<R: BufRead> GzipMembers<R> {
+    /// Reads the members of `inner` one after another; `trailing` hears of bytes after
+    /// them that are not gzip.
     pub fn new(inner: R, trailing: Trailing) -> GzipMembers<R> {
         GzipMembers {
             member: Some(flate2::bufread::GzDecoder::new(Consumed { inner, at: 0 })),
