@@ -1,5 +1,6 @@
 """Shatranj against Fairy-Stockfish (pyffish): legal moves, SAN and game end on positions of
-seeded random games."""
+seeded random games (the thorough comparison of move generation is
+tests/differential/compare.py; this one checks the package's view of it)."""
 
 import random
 
@@ -19,7 +20,7 @@ def test_shatranj_agrees_with_fairy_stockfish():
     rng = random.Random(37)
     start = kabir.Variant("shatranj").start()
     compared = 0
-    for _ in range(30):
+    for _ in range(12):
         pos = start
         for _ in range(120):
             fen = pos.fen()
@@ -43,4 +44,4 @@ def test_shatranj_agrees_with_fairy_stockfish():
                 # kabir reads Fairy-Stockfish's SAN as the same move.
                 assert pos.parse_san(sf.get_san("shatranj", fen, uci)) == ours[uci], (fen, uci)
             pos = pos.play(ours[rng.choice(theirs)])
-    assert compared > 1500
+    assert compared > 600
