@@ -152,7 +152,7 @@ fn main() -> ExitCode {
     // Ok(false): the command ran but found invalid input (exit status 1).
     let result = match &cli.command {
         Command::Variants(a) => cli::variants::run(a, &mut out).map(|()| true),
-        Command::Perft(a) => cli::perft::run(a, &mut out).map(|()| true),
+        Command::Perft(a) => cli::perft::run(a, &mut out),
         Command::Generate(a) => cli::generate::run(a, &mut out).map(|()| true),
         Command::Validate(a) => cli::validate::run(a, &mut out),
         Command::Import(a) => cli::import::run(a, &mut out),

@@ -109,7 +109,7 @@ impl VariantArgs {
 /// Reads a position string for a variant, or its start position.
 pub fn position(variant: &Arc<Variant>, fen: Option<&str>) -> Result<kabir::rules::Position> {
     match fen {
-        Some(f) => kabir::rules::Position::from_fen(variant, f)
+        Some(f) => kabir::rules::epd::read_position(variant, f)
             .with_context(|| format!("bad position string {f:?} for {}", variant.name())),
         None => Ok(kabir::rules::Position::start(variant)),
     }

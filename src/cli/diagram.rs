@@ -263,7 +263,7 @@ fn start_position(args: &VariantArgs, fen: Option<&str>) -> Result<Position> {
         && let Some(f) = fen
         && let Some(pos) = kabir::variants::builtins()
             .into_iter()
-            .find_map(|v| Position::from_fen(&v, f).ok())
+            .find_map(|v| kabir::rules::epd::read_position(&v, f).ok())
     {
         return Ok(pos);
     }

@@ -8,6 +8,7 @@
 pub mod check_key;
 mod color;
 mod definition;
+pub mod epd;
 pub mod fen;
 mod game;
 pub mod generate;
