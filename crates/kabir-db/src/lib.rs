@@ -31,6 +31,7 @@ pub use read::report::{
     SpecialCount, percent,
 };
 pub use read::search::{GameQuery, SearchHit, SearchPage, SortKey};
+pub use read::suite::{Suite, SuitePosition, SuiteQuery};
 pub use storage::codec::GameResult;
 pub use storage::database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use storage::schema::{

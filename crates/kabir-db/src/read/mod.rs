@@ -6,3 +6,4 @@ pub(crate) mod export;
 pub(crate) mod query;
 pub(crate) mod report;
 pub(crate) mod search;
+pub(crate) mod suite;
