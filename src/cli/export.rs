@@ -29,10 +29,12 @@ pub enum Format {
     /// Trino (docs/SCALE.md); from the database or from game files given as arguments. Needs
     /// kabir built with the `parquet` feature.
     Parquet,
+    /// With --openings: one EPD line per position (`board side castling ep` and operations).
+    Epd,
 }
 
 /// Export games: all of them, or those matching the same conditions as `kabir search`, in
-/// import order.
+/// import order; or, with --openings, an opening suite made from them.
 ///
 /// CSV and JSON have one row or object per game: id, variant, the usual tags, result,
 /// plies, termination, the start position and the moves in SAN separated by spaces (JSON
@@ -44,6 +46,14 @@ pub enum Format {
 /// files, it reads and replays them on all cores instead of reading the database: the games
 /// are numbered from 1 in input order (valid games only; invalid ones are reported and left
 /// out, and the exit status is then 1).
+///
+/// With --openings PLIES, the positions the games reached after exactly PLIES plies, each
+/// reached by at least --min-games of them, most games first (then by position string), for
+/// the `-openings` option of cutechess-cli and fastchess: as EPD (`--format epd`, with
+/// operations `id`, `c0` (the counts), `c1` (the most played line to it), `hmvc` and `fmvn`) or
+/// as PGN (one game per position: its most played line, result `*`). CSV and JSON give one row
+/// or object per position. A suite is of one variant: --variant chooses it, by default the
+/// database's only one. See docs/QUERIES.md.
 #[derive(Debug, Args)]
 #[command(
     mut_arg("variant", |a| a.help(super::query::LINE_VARIANT).long_help(None)),
@@ -87,6 +97,16 @@ pub struct ExportArgs {
     /// --max-game-size` reads it (default 16M).
     #[arg(long, value_name = "SIZE", value_parser = super::args::parse_size)]
     pub max_game_size: Option<usize>,
+    /// Write an opening suite: the positions games reached after exactly this many plies
+    /// (those of the conditions given, of one variant), with --format epd, pgn, csv or json.
+    #[arg(long, value_name = "PLIES", conflicts_with_all = ["files", "out", "positions"])]
+    pub openings: Option<u32>,
+    /// With --openings: only positions at least this many games reached [default: 2].
+    #[arg(long, value_name = "N", requires = "openings")]
+    pub min_games: Option<u64>,
+    /// With --openings: at most this many positions, the most played first.
+    #[arg(long, value_name = "N", requires = "openings")]
+    pub limit: Option<usize>,
 }
 
 /// One exported game (CSV columns in this order; `tags` in JSON only).
@@ -184,6 +204,15 @@ pub fn write_pgn(db: &Database, id: GameId, out: &mut dyn Write) -> Result<()> {
 
 /// Exports; the exit status is 0 whether or not games match.
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
+    if let Some(plies) = args.openings {
+        return super::export_openings::run(args, plies, out);
+    }
+    if args.format == Format::Epd {
+        anyhow::bail!(
+            "--format epd writes an opening suite: give --openings PLIES (games export as pgn, \
+             csv, json or parquet)"
+        );
+    }
     if args.format == Format::Parquet {
         return parquet(args, out);
     }
@@ -231,7 +260,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
                 writeln!(out, "{}", serde_json::to_string(&e)?)?;
             }
         }
-        Format::Parquet => unreachable!("handled above"),
+        Format::Parquet | Format::Epd => unreachable!("handled above"),
         Format::Csv => {
             let mut w = csv::Writer::from_writer(&mut *out);
             w.write_record(CSV_COLUMNS)?;

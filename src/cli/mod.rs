@@ -6,6 +6,7 @@ pub mod diagnostic;
 pub mod diagram;
 pub mod explore;
 pub mod export;
+pub mod export_openings;
 #[cfg(feature = "parquet")]
 pub mod export_parquet;
 pub mod generate;

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use kabir_rules::{Move, Position, Variant};
+use kabir_rules::{Move, Position, Status, Variant};
 
 use crate::error::DbError;
 use crate::read::query::GameFilter;
@@ -29,7 +29,8 @@ use crate::write::record::well_formed;
 pub struct SuiteQuery {
     /// The positions after exactly this many plies (0: the games' start positions).
     pub plies: u32,
-    /// Only positions that at least this many games reached (0 is taken as 1).
+    /// Only positions that at least this many games reached (0 is taken as 1). Positions
+    /// where the rules end the game are never kept.
     pub min_games: u64,
     /// At most this many positions, the most played first (all when `None`).
     pub limit: Option<usize>,
@@ -104,6 +105,9 @@ pub struct Suite {
     pub games: u64,
     /// The positions they reached, all of them (before the minimum and the limit).
     pub reached: usize,
+    /// The positions left out, before the limit, because the rules end the game there
+    /// (mate, stalemate, a bare king): no game can start from them.
+    pub over: usize,
     /// The positions kept: most games first, then by [`SuitePosition::epd_fields`].
     pub positions: Vec<SuitePosition>,
 }
@@ -208,12 +212,13 @@ impl Database {
             .filter(|(_, g)| g.games >= q.min_games.max(1))
             .collect();
         kept.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
-        if let Some(n) = q.limit {
-            kept.truncate(n);
-        }
         let standard = Position::start(variant);
-        let mut positions = Vec::with_capacity(kept.len());
+        let mut positions = Vec::with_capacity(kept.len().min(q.limit.unwrap_or(usize::MAX)));
+        let mut over = 0;
         for (_, g) in kept {
+            if q.limit.is_some_and(|n| positions.len() >= n) {
+                break;
+            }
             let lines = g.lines.len();
             let Some(((start, line), (line_games, _))) = g
                 .lines
@@ -230,6 +235,10 @@ impl Database {
                 pos.legal_moves_into(&mut legal);
                 line_san.push(kabir_notation::san_plus(&pos, m, &legal));
                 pos.play_unchecked(m);
+            }
+            if matches!(pos.status(), Status::Over { .. }) {
+                over += 1;
+                continue;
             }
             positions.push(SuitePosition {
                 position: pos,
@@ -251,6 +260,7 @@ impl Database {
             plies: q.plies,
             games,
             reached,
+            over,
             positions,
         })
     }
