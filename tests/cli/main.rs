@@ -14,6 +14,7 @@ mod import;
 mod import_bad_database;
 mod input_formats;
 mod library_import;
+mod opening_suites;
 mod output_files;
 mod parquet_export;
 mod perft;
