@@ -85,7 +85,8 @@ impl Row {
             self.draws.to_string(),
             self.black.to_string(),
             self.unfinished.to_string(),
-            self.white_score.map_or(String::new(), |s| format!("{s:.1}")),
+            self.white_score
+                .map_or(String::new(), |s| format!("{s:.1}")),
             self.lines.to_string(),
             self.line_games.to_string(),
             self.first_game.to_string(),
@@ -256,7 +257,10 @@ fn epd_line(variant: &str, plies: u32, rank: usize, p: &SuitePosition) -> String
     if !p.standard_start {
         ops.push(Operation::new("c2", format!("from {}", p.start.to_fen())));
     }
-    ops.push(Operation::new("hmvc", p.position.halfmove_clock().to_string()));
+    ops.push(Operation::new(
+        "hmvc",
+        p.position.halfmove_clock().to_string(),
+    ));
     ops.push(Operation::new(
         "fmvn",
         p.position.fullmove_number().to_string(),

@@ -134,7 +134,11 @@ fn suites_count_the_games_of_each_position() {
                 ],
             );
             let kept = positions.values().filter(|&&n| n >= 2).count();
-            assert_eq!(at_least_2.lines().count(), kept, "{variant} after {plies} plies");
+            assert_eq!(
+                at_least_2.lines().count(),
+                kept,
+                "{variant} after {plies} plies"
+            );
         }
     }
     assert!(compared > 20, "{compared} positions compared");
@@ -172,7 +176,11 @@ fn the_pgn_suite_validates_and_the_epd_suite_counts() {
             .arg(&pgn)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         // The games' last positions are the suite's positions, in order.
         let registry = Registry::builtin();
         let ends: Vec<String> = Reader::new(pgn_text.as_bytes())
@@ -195,7 +203,11 @@ fn the_pgn_suite_validates_and_the_epd_suite_counts() {
             .arg("2")
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let stdout = String::from_utf8(out.stdout).unwrap();
         // A line per position (no D operations to check), then the total.
         assert_eq!(stdout.lines().count(), epd_text.lines().count() + 1);
@@ -212,7 +224,10 @@ fn a_suite_is_of_one_variant() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("one variant") && err.contains("--variant"), "{err}");
+    assert!(
+        err.contains("one variant") && err.contains("--variant"),
+        "{err}"
+    );
     // EPD is for suites only.
     let out = kabir()
         .args(["export", "--db", &db, "--format", "epd"])
@@ -221,9 +236,19 @@ fn a_suite_is_of_one_variant() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--openings"));
     // A player's games only: fewer games, or as many.
-    let suite = ["--openings", "0", "--min-games", "1", "--variant", "tamerlane"];
+    let suite = [
+        "--openings",
+        "0",
+        "--min-games",
+        "1",
+        "--variant",
+        "tamerlane",
+    ];
     let all = export(&db, &[&suite[..], &["--format", "csv"]].concat());
-    let some = export(&db, &[&suite[..], &["--format", "csv", "--result", "1-0"]].concat());
+    let some = export(
+        &db,
+        &[&suite[..], &["--format", "csv", "--result", "1-0"]].concat(),
+    );
     let games = |csv: &str| -> u64 {
         csv.lines()
             .skip(1)
@@ -250,7 +275,11 @@ fn perft_epd_checks_the_expected_counts() {
         .arg(&path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "1: D1 16 ok\n1: D2 256 ok\n3: D1 5 ok\n3: D2 0 ok\n256\n"
@@ -267,8 +296,14 @@ fn perft_epd_checks_the_expected_counts() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("perft.epd:1: depth 1: 16 leaf nodes where the line expects 17"), "{err}");
-    assert!(err.contains("perft.epd:2:15: an EPD line starts with four position fields"), "{err}");
+    assert!(
+        err.contains("perft.epd:1: depth 1: 16 leaf nodes where the line expects 17"),
+        "{err}"
+    );
+    assert!(
+        err.contains("perft.epd:2:15: an EPD line starts with four position fields"),
+        "{err}"
+    );
 }
 
 /// A position string with EPD operations is read wherever a position string is.
@@ -280,11 +315,22 @@ fn epd_lines_where_position_strings_are() {
         .arg("2")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "256\n");
     // A mistake in a plain position string is still named as such.
     kabir()
-        .args(["perft", "--variant", "shatranj", "--fen", "8/8/8/4k3/8/8/8/4K3 w - - 3 x", "1"])
+        .args([
+            "perft",
+            "--variant",
+            "shatranj",
+            "--fen",
+            "8/8/8/4k3/8/8/8/4K3 w - - 3 x",
+            "1",
+        ])
         .assert()
         .failure()
         .stderr(predicates::str::contains("is not a move number"));

@@ -350,6 +350,10 @@ const NOT_EXAMPLES: &[&str] = &[
     "docs/VALIDATE.md", "docs/RULES.md", "crates/kabir-rules/src/variants/defs/*.toml", "A-Z a-z 0-9 _",
     "_ + # = : -", "\"", "\\", "\\\"", "\\\\", "[", "]", "{", "}", "(", ")", "$", "%", "'", ",",
     "/", ":", "=", "_", "@", "|", "(* *)", "[ ]", "{ }", "? ?", "--variant", "--variant NAME",
+    // EPD lines and their operations (section 3.5): read by `kabir_rules::epd`, checked by
+    // `the_spec_epd_lines_read` below.
+    "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - id \"start\"; D1 16;", "--fen",
+    "kabir perft --epd FILE", "hmvc N", "fmvn N", "... w - - 3 x", "c0", "D1", "hmvc", "fmvn",
     // The grammar's own names.
     "kabir::notation::grammar", "move", "r#move", "blank", "eol", "bom",
     // Tags and their values.
@@ -508,4 +512,20 @@ fn every_code_block_of_the_spec_is_read_by_the_grammar() {
         moves >= 30 && positions >= 3 && tags >= 15 && games >= 2,
         "{moves} moves, {positions} positions, {tags} tag pairs, {games} games"
     );
+}
+
+/// The EPD line of section 3.5 splits as the section says, and the position string with a
+/// mistake it gives stays an error of the position string.
+#[test]
+fn the_spec_epd_lines_read() {
+    use kabir::rules::epd::{Epd, read_position};
+    let line = "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - id \"start\"; D1 16;";
+    assert!(spec("README.md").contains(&format!("`{line}`")));
+    let epd = Epd::parse(line).unwrap();
+    assert_eq!(epd.operand("id"), Some("start"));
+    assert_eq!(epd.operand("D1"), Some("16"));
+    let v = kabir::variants::builtin("shatranj").unwrap();
+    let mut pos = epd.position(&v).unwrap();
+    assert_eq!(kabir::rules::perft(&mut pos, 1), 16);
+    assert!(read_position(&v, "8/8/8/4k3/8/8/8/4K3 w - - 3 x").is_err());
 }

@@ -79,8 +79,7 @@ impl fmt::Display for Operation {
         f.write_str(&self.opcode)?;
         for op in &self.operands {
             f.write_str(" ")?;
-            if op.is_empty() || op.contains(|c: char| c.is_whitespace() || c == ';' || c == '"')
-            {
+            if op.is_empty() || op.contains(|c: char| c.is_whitespace() || c == ';' || c == '"') {
                 f.write_str("\"")?;
                 for c in op.chars() {
                     if c == '"' || c == '\\' {
@@ -366,7 +365,10 @@ mod tests {
         assert_eq!(six.fields(), format!("{KINGS} b - - 7 30"));
         assert_eq!(ops(&six), vec![("id", vec!["x"])]);
         let v = crate::variants::builtin("shatranj").unwrap();
-        assert_eq!(six.position(&v).unwrap().to_fen(), format!("{KINGS} b - - 7 30"));
+        assert_eq!(
+            six.position(&v).unwrap().to_fen(),
+            format!("{KINGS} b - - 7 30")
+        );
         // A number alone after the fields is an opcode's business, not a clock.
         let one = Epd::parse(&format!("{KINGS} w - - 7")).unwrap();
         assert_eq!(ops(&one), vec![("7", vec![])]);
@@ -376,9 +378,15 @@ mod tests {
     fn clocks_from_operations() {
         let v = crate::variants::builtin("shatranj").unwrap();
         let epd = Epd::parse(&format!("{KINGS} w - - hmvc 12; fmvn 40; c0 \"x\";")).unwrap();
-        assert_eq!(epd.position(&v).unwrap().to_fen(), format!("{KINGS} w - - 12 40"));
+        assert_eq!(
+            epd.position(&v).unwrap().to_fen(),
+            format!("{KINGS} w - - 12 40")
+        );
         let odd = Epd::parse(&format!("{KINGS} w - - hmvc many; fmvn 0;")).unwrap();
-        assert_eq!(odd.position(&v).unwrap().to_fen(), format!("{KINGS} w - - 0 1"));
+        assert_eq!(
+            odd.position(&v).unwrap().to_fen(),
+            format!("{KINGS} w - - 0 1")
+        );
     }
 
     #[test]
@@ -386,10 +394,7 @@ mod tests {
         let epd = Epd::parse(&format!(r#"{KINGS} w - - ;; id "open; to the end"#)).unwrap();
         assert_eq!(ops(&epd), vec![("id", vec!["open; to the end"])]);
         let epd = Epd::parse(&format!(r#"{KINGS} w - - "lone" x; é ü;"#)).unwrap();
-        assert_eq!(
-            ops(&epd),
-            vec![("\"lone\"", vec!["x"]), ("é", vec!["ü"])]
-        );
+        assert_eq!(ops(&epd), vec![("\"lone\"", vec!["x"]), ("é", vec!["ü"])]);
     }
 
     #[test]

@@ -77,7 +77,8 @@ impl SuitePosition {
     /// `None` when no game has one.
     pub fn white_score(&self) -> Option<f64> {
         let decided = self.white + self.draws + self.black;
-        (decided > 0).then(|| (self.white as f64 + self.draws as f64 / 2.0) * 100.0 / decided as f64)
+        (decided > 0)
+            .then(|| (self.white as f64 + self.draws as f64 / 2.0) * 100.0 / decided as f64)
     }
 
     /// The position's string without its clocks, as EPD writes a position: `board side
@@ -288,7 +289,13 @@ mod tests {
             let m = Move::from_uci(uci, game.position()).unwrap();
             game.play(m).unwrap();
         }
-        GameRecord::from_game(v.clone(), &game, Vec::new(), result.to_string(), String::new())
+        GameRecord::from_game(
+            v.clone(),
+            &game,
+            Vec::new(),
+            result.to_string(),
+            String::new(),
+        )
     }
 
     /// Transposed lines count each game once, in one position; the most played line is kept;
@@ -320,19 +327,34 @@ mod tests {
         assert_eq!((suite.games, suite.reached), (5, 2));
         assert_eq!(suite.positions.len(), 1);
         let p = &suite.positions[0];
-        assert_eq!((p.games, p.white, p.draws, p.black, p.unfinished()), (4, 1, 1, 1, 1));
+        assert_eq!(
+            (p.games, p.white, p.draws, p.black, p.unfinished()),
+            (4, 1, 1, 1, 1)
+        );
         assert_eq!((p.lines, p.line_games, p.first_game), (3, 2, 1));
         assert_eq!(p.line_san, ["Nc3", "Nc6", "Nf3", "Nf6"]);
         assert!(p.standard_start);
         assert_eq!(p.white_score(), Some(50.0));
-        assert_eq!(p.epd_fields(), "r1bkqb1r/pppppppp/2n2n2/8/8/2N2N2/PPPPPPPP/R1BKQB1R w - -");
+        assert_eq!(
+            p.epd_fields(),
+            "r1bkqb1r/pppppppp/2n2n2/8/8/2N2N2/PPPPPPPP/R1BKQB1R w - -"
+        );
         // Every position, most games first, then by position string; then at most one.
         let all = SuiteQuery { min_games: 0, ..q };
         let suite = db.opening_suite(&v, &GameFilter::default(), &all).unwrap();
         let games: Vec<u64> = suite.positions.iter().map(|p| p.games).collect();
         assert_eq!(games, [4, 1]);
-        let one = SuiteQuery { limit: Some(1), ..all };
-        assert_eq!(db.opening_suite(&v, &GameFilter::default(), &one).unwrap().positions.len(), 1);
+        let one = SuiteQuery {
+            limit: Some(1),
+            ..all
+        };
+        assert_eq!(
+            db.opening_suite(&v, &GameFilter::default(), &one)
+                .unwrap()
+                .positions
+                .len(),
+            1
+        );
         // A filter narrows the games read.
         let white_wins = GameFilter {
             result: Some(GameResult::WhiteWins),
@@ -342,7 +364,9 @@ mod tests {
         assert_eq!(suite.games, 2);
         // Plies 0: the start position, every game.
         let start = SuiteQuery { plies: 0, ..all };
-        let suite = db.opening_suite(&v, &GameFilter::default(), &start).unwrap();
+        let suite = db
+            .opening_suite(&v, &GameFilter::default(), &start)
+            .unwrap();
         assert_eq!(suite.positions[0].games, 6);
         assert!(suite.positions[0].line.is_empty());
     }
