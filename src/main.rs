@@ -76,7 +76,7 @@ enum Command {
     Stats(cli::stats::StatsArgs),
     /// Maintain what a database derives from its games: `kabir index rebuild`.
     Index(cli::index::IndexArgs),
-    /// Write games out as game text, CSV, JSON or Parquet tables.
+    /// Write games out as game text, CSV, JSON or Parquet tables, or an opening suite (EPD, PGN).
     Export(cli::export::ExportArgs),
     /// Show a game: tags, moves and the board at a ply.
     Show(cli::show::ShowArgs),

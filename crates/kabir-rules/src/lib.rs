@@ -2,7 +2,8 @@
 //!
 //! No I/O, no game-record parsing and no database types live here. A variant is data
 //! ([`VariantDef`]) compiled into a [`Variant`]; positions are read from position strings
-//! ([`Position::from_fen`]); [`Position::legal_moves`] gives every legal move, special moves
+//! ([`Position::from_fen`]), alone or as the start of an EPD line ([`epd`]);
+//! [`Position::legal_moves`] gives every legal move, special moves
 //! included; [`Game`] keeps the history that repetition rules need.
 
 pub mod check_key;
