@@ -30,7 +30,7 @@ struct Row {
     draws: u64,
     black: u64,
     unfinished: u64,
-    white_score: Option<f64>,
+    white_score_pct: Option<f64>,
     lines: usize,
     line_games: u64,
     first_game: u32,
@@ -47,7 +47,7 @@ const CSV_COLUMNS: [&str; 14] = [
     "draws",
     "black",
     "unfinished",
-    "white_score",
+    "white_score_pct",
     "lines",
     "line_games",
     "first_game",
@@ -66,7 +66,7 @@ impl Row {
             draws: p.draws,
             black: p.black,
             unfinished: p.unfinished(),
-            white_score: p.white_score().map(|s| (s * 10.0).round() / 10.0),
+            white_score_pct: p.white_score().map(|s| (s * 10.0).round() / 10.0),
             lines: p.lines,
             line_games: p.line_games,
             first_game: p.first_game,
@@ -85,7 +85,7 @@ impl Row {
             self.draws.to_string(),
             self.black.to_string(),
             self.unfinished.to_string(),
-            self.white_score
+            self.white_score_pct
                 .map_or(String::new(), |s| format!("{s:.1}")),
             self.lines.to_string(),
             self.line_games.to_string(),
@@ -235,7 +235,8 @@ pub fn run(args: &ExportArgs, plies: u32, out: &mut dyn Write) -> Result<bool> {
 }
 
 /// A position as an EPD line: its fields, then `id`, the counts (`c0`), the most played line
-/// (`c1`) and the clocks of that line (`hmvc`, `fmvn`).
+/// (`c1`, unless the suite is of start positions), its start if set up (`c2`) and the clocks
+/// at its end (`hmvc`, `fmvn`).
 fn epd_line(variant: &str, plies: u32, rank: usize, p: &SuitePosition) -> String {
     let mut line = p.epd_fields();
     let counts = format!(
@@ -252,9 +253,11 @@ fn epd_line(variant: &str, plies: u32, rank: usize, p: &SuitePosition) -> String
     let mut ops = vec![
         Operation::new("id", format!("{variant} {plies} plies #{rank}")),
         Operation::new("c0", counts),
-        Operation::new("c1", movetext(&p.start, &p.line_san)),
     ];
-    if !p.standard_start {
+    if !p.line_san.is_empty() {
+        ops.push(Operation::new("c1", movetext(&p.start, &p.line_san)));
+    }
+    if !p.standard_start && !p.line.is_empty() {
         ops.push(Operation::new("c2", format!("from {}", p.start.to_fen())));
     }
     ops.push(Operation::new(
