@@ -197,11 +197,12 @@ impl Params {
         })
     }
 
-    /// The position of `fen` and `moves` (played from the position string, or from the
+    /// The position of `fen` (a position string, or an EPD line whose operations are ignored)
+    /// and `moves` (played from the position string, or from the
     /// start), with the moves; the start position when neither is given.
     pub fn line(&self, variant: &Arc<Variant>) -> Result<Line, AppError> {
         let from = match self.get("fen") {
-            Some(f) => Position::from_fen(variant, f).map_err(|e| {
+            Some(f) => kabir_rules::epd::read_position(variant, f).map_err(|e| {
                 bad(format!(
                     "parameter fen={f:?}: not a position of {}: {e}",
                     variant.name()
