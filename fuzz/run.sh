@@ -34,11 +34,12 @@ seed() {
         fen)
             # The first byte picks the variant (in `kabir::variants::builtin_ids()` order).
             local i=0
-            for def in ../crates/kabir-rules/src/variants/defs/*.toml; do
+            local defs=(../crates/kabir-rules/src/variants/defs/*.toml)
+            for def in "${defs[@]}"; do
                 local start
                 start=$(sed -n 's/^start = "\(.*\)"$/\1/p' "$def")
-                for b in 0 1 2 3 4 5 6 7 8; do
-                    printf "\\x0$b%s" "$start" >"$dir/start-$i-$b"
+                for b in $(seq 0 $((${#defs[@]} - 1))); do
+                    printf "$(printf '\\%03o' "$b")%s" "$start" >"$dir/start-$i-$b"
                 done
                 i=$((i + 1))
             done

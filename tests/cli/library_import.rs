@@ -71,7 +71,7 @@ fn the_library_and_the_command_make_the_same_database() {
             .unwrap();
         assert_eq!(summary.inputs, samples().len());
         assert_eq!(summary.read, heard.read);
-        assert_eq!(summary.imported, 20);
+        assert_eq!(summary.imported, 22);
         assert_eq!(summary.rejected, 0);
     }
     assert!(heard.not_stored.is_empty());

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Differential test of kabir's move generator against Fairy-Stockfish (pyffish).
 
-Plays seeded random games in pyffish for `shatranj` and `knavish-shatranj`, and at every
-position reached asks kabir (`kabir perft --variant V --fen F --divide 1`) for its legal moves.
+Plays seeded random games in pyffish for `shatranj`, `knavish-shatranj`, `chaturanga` and
+`courier`, and at every position reached asks kabir (`kabir perft --variant V --fen F --divide 1`) for its legal moves.
 The two move sets must be equal, and so must the two verdicts on whether the game is over.
 On a few positions it also compares perft totals at a small depth (pyffish has no perft, so it
 is computed here by recursion over `pyffish.legal_moves`).
@@ -12,7 +12,7 @@ the games a side not behind in material then hems in the enemy king and spares i
 So most games end by the rules: bare king, checkmate, stalemate.
 
 RULES.md's two-bare-kings draw, which Fairy-Stockfish does not have, is applied on pyffish's
-side (see `pyffish_position`).
+side in the variants with a bare-king rule (see `pyffish_position`).
 
 Only pyffish and the standard library are used. Exit status: 0 when everything agrees, 1 on any
 mismatch, 2 on a usage or setup error. The last line of output is `N passed, M failed`, counting
@@ -57,7 +57,20 @@ startFen = rvdqkdvr/pppppppp/8/8/8/8/PPPPPPPP/RVDQKDVR w - - 0 1
 VARIANTS = {
     "shatranj": "shatranj",
     "knavish-shatranj": "knavish",
+    "chaturanga": "chaturanga",
+    "courier": "courier",
 }
+
+# The variants with a bare-king rule, where two bare kings are a draw (RULES.md). Chaturanga
+# has none: there, as in Fairy-Stockfish, two kings play on.
+BARE_KING_RULE = {"shatranj", "knavish-shatranj", "courier"}
+
+# Random games per variant when --games is not given. Chaturanga's and Courier's games are
+# longer (no bare-king rule; a larger board), so fewer of them keep the run near two minutes.
+DEFAULT_GAMES = {"shatranj": 20, "knavish-shatranj": 20, "chaturanga": 10, "courier": 10}
+
+# Board size (files, ranks) where it is not 8x8.
+BOARD_SIZE = {"courier": (12, 8)}
 
 # How strongly a game prefers captures over quiet moves (weight of a capture; a quiet move
 # weighs 1, a promotion PROMOTION_WEIGHT). One of these is drawn per game.
@@ -69,7 +82,8 @@ HUNT_PIECES = 12
 KINGS = ("K", "k")
 
 # Positions set up by hand, compared before the games: the bare-king timing of RULES.md, two
-# bare kings, stalemate, promotions with and without capture, the knave and debtor at edges.
+# bare kings, stalemate, promotions with and without capture, the knave and debtor at edges,
+# Chaturanga's kings playing on without a bare-king rule, Courier's pieces at the board's edges.
 SET_UP = {
     "shatranj": [
         "8/3k4/5R2/8/4K3/8/8/8 b - - 0 1",  # RULES.md: still in play
@@ -91,6 +105,25 @@ SET_UP = {
         "8/8/8/8/8/8/3k4/7K b - - 0 1",
         "3r4/4P3/8/8/8/k7/8/K7 w - - 0 1",
     ],
+    "chaturanga": [
+        "8/3k4/5R2/8/4K3/8/8/8 b - - 0 1",  # a bare king plays on
+        "8/8/8/8/8/3k4/3R4/3K4 b - - 0 1",  # ... and the last piece, guarded, stays
+        "8/8/8/8/8/8/3k4/7K w - - 0 1",  # two kings play on
+        "k7/2Q5/1K6/8/7p/7P/8/8 b - - 0 1",  # stalemate: Black loses
+        "k7/2K5/8/8/7p/7P/8/R7 b - - 0 1",  # checkmate
+        "3r4/4P3/8/8/8/k7/8/K7 w - - 0 1",  # promotion with and without capture
+    ],
+    "courier": [
+        "4k7/12/7R4/12/12/4K7/12/12 b - - 0 1",  # bare king against one piece: still in play
+        "4k7/12/7R4/12/12/4K7/12/12 w - - 0 1",  # after any black move: White has won
+        "4k7/12/12/12/12/12/3m8/4K7 w - - 0 1",  # the bared king can take the mann
+        "12/12/12/12/12/12/3k8/11K w - - 0 1",  # two bare kings: a draw, game over
+        "k11/2M9/1K10/12/12/12/12/12 b - - 0 1",  # stalemated by the mann: Black loses
+        "3r8/4P7/12/12/12/k11/12/K11 w - - 0 1",  # promotion to a ferz, with and without capture
+        "B10b/12/5W6/k11/11K/5w6/12/b10B w - - 0 1",  # bishops in the corners, wazirs
+        "k11/12/12/4E7/12/12/12/K10E w - - 0 1",  # alfils at the edge and centre
+        "kr10/M11/12/12/12/12/12/K11 b - - 0 1",  # check by a mann
+    ],
 }
 
 
@@ -99,18 +132,22 @@ SET_UP = {
 
 
 def parse_board(fen: str) -> dict[str, str]:
-    """Square name -> piece letter, from the placement field of an 8x8 position string."""
+    """Square name -> piece letter, from the placement field of a position string with at most
+    nine ranks (a run of empty cells may have two digits: `12` on Courier's board)."""
     board: dict[str, str] = {}
     rows = fen.split()[0].split("/")
     for i, row in enumerate(rows):
         rank = len(rows) - i
         file = 0
+        run = ""
         for ch in row:
             if ch.isdigit():
-                file += int(ch)
-            else:
-                board[f"{chr(ord('a') + file)}{rank}"] = ch
-                file += 1
+                run += ch
+                continue
+            file += int(run or 0)
+            run = ""
+            board[f"{chr(ord('a') + file)}{rank}"] = ch
+            file += 1
     return board
 
 
@@ -150,15 +187,16 @@ def result_for(value: int, white_to_move: bool) -> str:
     return "1-0" if (value > 0) == white_to_move else "0-1"
 
 
-def pyffish_position(fv: str, fen: str) -> tuple[list[str], Verdict]:
+def pyffish_position(variant: str, fen: str) -> tuple[list[str], Verdict]:
     """pyffish's legal moves and verdict, with the documented rule difference applied."""
+    fv = VARIANTS[variant]
     board = parse_board(fen)
     white = fen.split()[1] == "w"
     # RULES.md (Shatranj, bare king): "if it captures that piece, two bare kings remain, a
     # draw". The game is over, so kabir has no moves there (RULES.md, perft convention).
     # Fairy-Stockfish does not end the game at K vs K and still lists the king moves: a known
     # rule difference, not a bug.
-    if only_kings(board):
+    if variant in BARE_KING_RULE and only_kings(board):
         return [], Verdict(True, "bare kings", "1/2-1/2")
     legal = sf.legal_moves(fv, fen, [])
     if legal:
@@ -239,15 +277,34 @@ def material(board: dict[str, str], white: bool) -> int:
 
 
 # Attack patterns for the hunter's rough judgement only (the legal moves always come from
-# pyffish): leaps as (file, rank) offsets, and the rook's slides.
+# pyffish): leaps as (file, rank) offsets, and slides as directions. A letter means different
+# pieces in different variants (Shatranj's `b` is an alfil, Courier's a bishop).
+KING_STEPS = [(f, r) for f in (-1, 0, 1) for r in (-1, 0, 1) if (f, r) != (0, 0)]
+DIAGONAL = [(1, 1), (1, -1), (-1, 1), (-1, -1)]
+ORTHOGONAL = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+ALFIL = [(2, 2), (2, -2), (-2, 2), (-2, -2)]
+KNIGHT = [(1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)]
+SHATRANJ_LEAPS = {"k": KING_STEPS, "q": DIAGONAL, "b": ALFIL, "n": KNIGHT}
 LEAPS = {
-    "k": [(f, r) for f in (-1, 0, 1) for r in (-1, 0, 1) if (f, r) != (0, 0)],
-    "q": [(1, 1), (1, -1), (-1, 1), (-1, -1)],  # ferz
-    "b": [(2, 2), (2, -2), (-2, 2), (-2, -2)],  # alfil
-    "n": [(1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)],
-    "v": [(1, 2), (-1, 2), (1, -2), (-1, -2), (2, 0), (-2, 0)],  # knave
-    "d": [(2, 1), (-2, 1), (2, -1), (-2, -1), (0, 2), (0, -2)],  # debtor
+    "shatranj": SHATRANJ_LEAPS,
+    "chaturanga": SHATRANJ_LEAPS,
+    "knavish-shatranj": {
+        "k": KING_STEPS,
+        "q": DIAGONAL,
+        "v": [(1, 2), (-1, 2), (1, -2), (-1, -2), (2, 0), (-2, 0)],  # knave
+        "d": [(2, 1), (-2, 1), (2, -1), (-2, -1), (0, 2), (0, -2)],  # debtor
+    },
+    "courier": {
+        "k": KING_STEPS,
+        "m": KING_STEPS,  # mann
+        "f": DIAGONAL,  # ferz
+        "w": ORTHOGONAL,  # wazir
+        "e": ALFIL,
+        "n": KNIGHT,
+    },
 }
+SLIDES = {"r": ORTHOGONAL}
+COURIER_SLIDES = {"r": ORTHOGONAL, "b": DIAGONAL}
 
 
 def xy(sq: str) -> tuple[int, int]:
@@ -258,8 +315,11 @@ def name(x: int, y: int) -> str:
     return f"{chr(ord('a') + x)}{y + 1}"
 
 
-def attacked_by(board: dict[str, str], white: bool) -> set[str]:
-    """The squares that white's (or black's) pieces attack on an 8x8 board."""
+def attacked_by(variant: str, board: dict[str, str], white: bool) -> set[str]:
+    """The squares that white's (or black's) pieces attack."""
+    files, ranks = BOARD_SIZE.get(variant, (8, 8))
+    leaps = LEAPS[variant]
+    slides = COURIER_SLIDES if variant == "courier" else SLIDES
     out: set[str] = set()
     for sq, p in board.items():
         if p.isupper() != white:
@@ -269,24 +329,27 @@ def attacked_by(board: dict[str, str], white: bool) -> set[str]:
         if kind == "p":
             dy = 1 if white else -1
             targets = [(x - 1, y + dy), (x + 1, y + dy)]
-        elif kind == "r":
+        elif kind in slides:
             targets = []
-            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            for dx, dy in slides[kind]:
                 tx, ty = x + dx, y + dy
-                while 0 <= tx < 8 and 0 <= ty < 8:
+                while 0 <= tx < files and 0 <= ty < ranks:
                     targets.append((tx, ty))
                     if name(tx, ty) in board:
                         break
                     tx, ty = tx + dx, ty + dy
         else:
-            targets = [(x + dx, y + dy) for dx, dy in LEAPS.get(kind, [])]
-        out.update(name(tx, ty) for tx, ty in targets if 0 <= tx < 8 and 0 <= ty < 8)
+            targets = [(x + dx, y + dy) for dx, dy in leaps.get(kind, [])]
+        out.update(name(tx, ty) for tx, ty in targets if 0 <= tx < files and 0 <= ty < ranks)
     return out
 
 
-def hunt(rng: random.Random, board: dict[str, str], white: bool, legal: list[str]) -> str:
+def hunt(
+    rng: random.Random, variant: str, board: dict[str, str], white: bool, legal: list[str]
+) -> str:
     """A move that hems in the enemy king: few free squares around it, check preferred,
     without leaving the moved piece to be taken by that king. Ties are broken at random."""
+    files, ranks = BOARD_SIZE.get(variant, (8, 8))
     enemy_king = "k" if white else "K"
     scored = []
     for m in legal:
@@ -294,12 +357,12 @@ def hunt(rng: random.Random, board: dict[str, str], white: bool, legal: list[str
         ksq = next((s for s, p in after.items() if p == enemy_king), None)
         if ksq is None:
             continue
-        ours = attacked_by(after, white)
+        ours = attacked_by(variant, after, white)
         kx, ky = xy(ksq)
         free = 0
-        for dx, dy in LEAPS["k"]:
+        for dx, dy in KING_STEPS:
             tx, ty = kx + dx, ky + dy
-            if 0 <= tx < 8 and 0 <= ty < 8:
+            if 0 <= tx < files and 0 <= ty < ranks:
                 t = name(tx, ty)
                 occupant = after.get(t)
                 if t not in ours and (occupant is None or occupant.isupper() == white):
@@ -309,7 +372,7 @@ def hunt(rng: random.Random, board: dict[str, str], white: bool, legal: list[str
         if max(abs(a - b) for a, b in zip(xy(to), (kx, ky))) == 1:
             # Next to the enemy king: lost unless another piece of ours guards it.
             del after[to]
-            if to not in attacked_by(after, white):
+            if to not in attacked_by(variant, after, white):
                 score += 100
         scored.append((score, m))
     if not scored:
@@ -319,13 +382,12 @@ def hunt(rng: random.Random, board: dict[str, str], white: bool, legal: list[str
 
 
 def play_games(args, variant: str, pool: ThreadPoolExecutor, samples: dict, stats: dict) -> None:
-    fv = VARIANTS[variant]
-    start = sf.start_fen(fv)
+    start = sf.start_fen(VARIANTS[variant])
 
     def count(what: str) -> None:
         stats[(variant, what)] = stats.get((variant, what), 0) + 1
 
-    for g in range(args.games):
+    for g in range(games_of(args, variant)):
         rng = random.Random(f"{args.seed}/{variant}/{g}")
         # In a hunting game, once few pieces are left, a side not behind in material plays for
         # checkmate or stalemate instead of at random (now and then a random move, so that
@@ -334,7 +396,7 @@ def play_games(args, variant: str, pool: ThreadPoolExecutor, samples: dict, stat
         bias = rng.choice(CAPTURE_BIASES[2:] if hunting else CAPTURE_BIASES)
         fen, path = start, []
         for ply in range(args.max_plies + 1):
-            legal, verdict = pyffish_position(fv, fen)
+            legal, verdict = pyffish_position(variant, fen)
             key = (variant, " ".join(fen.split()[:2]))
             if key not in samples:
                 s = Sample(variant, fen, list(path), legal, verdict, g)
@@ -355,14 +417,14 @@ def play_games(args, variant: str, pool: ThreadPoolExecutor, samples: dict, stat
                 if material(board, not white) == 1:
                     legal = [m for m in legal if m[2:4] not in board] or legal
                 if material(board, white) >= material(board, not white) and rng.random() >= 0.15:
-                    move = hunt(rng, board, white, legal)
+                    move = hunt(rng, variant, board, white, legal)
                 else:
                     move = choose(rng, board, legal, bias)
             else:
                 move = choose(rng, board, legal, bias)
             if len(move) > 4:
                 count("promotions")
-            fen = sf.get_fen(fv, fen, [move])
+            fen = sf.get_fen(VARIANTS[variant], fen, [move])
             path.append(move)
 
 
@@ -419,26 +481,28 @@ def compare_sample(s: Sample, report: Report) -> None:
         report.ok()
 
 
-def pyffish_perft(fv: str, fen: str, path: list[str], board: dict[str, str], depth: int) -> int:
+def pyffish_perft(
+    variant: str, fen: str, path: list[str], board: dict[str, str], depth: int
+) -> int:
     """Leaf count of pyffish's legal move tree, with the bare-kings draw ending the game."""
     if depth == 0:
         return 1
-    if only_kings(board):  # RULES.md: two bare kings, a draw; see pyffish_position.
+    # RULES.md: two bare kings, a draw; see pyffish_position.
+    if variant in BARE_KING_RULE and only_kings(board):
         return 0
-    legal = sf.legal_moves(fv, fen, path)
+    legal = sf.legal_moves(VARIANTS[variant], fen, path)
     if depth == 1:
         return len(legal)
     return sum(
-        pyffish_perft(fv, fen, path + [m], apply_move(board, m), depth - 1) for m in legal
+        pyffish_perft(variant, fen, path + [m], apply_move(board, m), depth - 1) for m in legal
     )
 
 
 def compare_perft(args, s: Sample, depth: int, report: Report) -> int:
     """Compares perft(depth) per root move; returns pyffish's total."""
-    fv = VARIANTS[s.variant]
     board = parse_board(s.fen)
     py_counts = {
-        m: pyffish_perft(fv, s.fen, [m], apply_move(board, m), depth - 1) for m in s.legal
+        m: pyffish_perft(s.variant, s.fen, [m], apply_move(board, m), depth - 1) for m in s.legal
     }
     py_total = sum(py_counts.values())
     ans = kabir_divide(args.kabir, s.variant, s.fen, depth)
@@ -476,7 +540,9 @@ def pick_perft_samples(args, variant: str, samples: dict) -> list[Sample]:
         ) <= 1
 
     late.sort(key=lambda s: not sharp(s))  # stable: sharp ones first, shuffled within
-    return ([mine[0]] + late)[: args.perft]
+    # The first game's first position, not a position set up by hand (those come first).
+    start = next((s for s in mine if s.game >= 0 and not s.path), mine[0])
+    return ([start] + late)[: args.perft]
 
 
 def verdict_token(v: Verdict) -> str:
@@ -510,7 +576,7 @@ def write_golden(args, samples: dict, perft_rows: list) -> None:
             white = s.fen.split()[1] == "w"
             king = "K" if white else "k"
             ksq = next(sq for sq, p in board.items() if p == king)
-            if ksq in attacked_by(board, not white):
+            if ksq in attacked_by(variant, board, not white):
                 return 3
             return 4
 
@@ -543,9 +609,14 @@ def write_golden(args, samples: dict, perft_rows: list) -> None:
     print(f"wrote {len(rows)} positions and {len(perft_rows)} perft totals to {args.write_golden}")
 
 
+def games_of(args, variant: str) -> int:
+    """The number of random games to play in `variant`."""
+    return args.games if args.games is not None else DEFAULT_GAMES[variant]
+
+
 def golden_args(args) -> list[str]:
-    return [
-        f"--games {args.games}",
+    games = [] if args.games is None else [f"--games {args.games}"]
+    return [f"--variant {v}" for v in args.variant or []] + games + [
         f"--max-plies {args.max_plies}",
         f"--seed {args.seed}",
         f"--hunt {args.hunt}",
@@ -566,7 +637,11 @@ def main() -> int:
         default=os.path.join(root, "target", "release", "kabir"),
         help="path of the kabir binary (default: target/release/kabir)",
     )
-    ap.add_argument("--games", type=int, default=20, help="random games per variant (default 20)")
+    ap.add_argument(
+        "--games",
+        type=int,
+        help="random games per variant (default 20; 10 for chaturanga and courier)",
+    )
     ap.add_argument("--max-plies", type=int, default=300, help="ply cap per game (default 300)")
     ap.add_argument("--seed", default="1", help="random seed (default 1)")
     ap.add_argument(
@@ -619,7 +694,7 @@ def main() -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for v in variants:
             for fen in SET_UP.get(v, []):
-                legal, verdict = pyffish_position(VARIANTS[v], fen)
+                legal, verdict = pyffish_position(v, fen)
                 s = Sample(v, fen, [], legal, verdict, -1)
                 s.kabir = pool.submit(kabir_divide, args.kabir, v, fen, 1)
                 samples[(v, " ".join(fen.split()[:2]))] = s
@@ -644,7 +719,7 @@ def main() -> int:
         ends = ", ".join(
             f"{why} {count}" for (vv, why), count in sorted(stats.items()) if vv == v
         )
-        print(f"{v}: {args.games} games, {n} distinct positions; {ends}")
+        print(f"{v}: {games_of(args, v)} games, {n} distinct positions; {ends}")
     if report.failed > report.shown:
         print(f"({report.failed - report.shown} more mismatches not shown: see --max-details)")
     elapsed = time.monotonic() - t0

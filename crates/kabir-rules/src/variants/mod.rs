@@ -37,6 +37,8 @@ const BUILTIN: &[(&str, &str)] = &[
         "tamerlane-greenwood-5",
         include_str!("defs/tamerlane-greenwood-5.toml"),
     ),
+    ("chaturanga", include_str!("defs/chaturanga.toml")),
+    ("courier", include_str!("defs/courier.toml")),
 ];
 
 /// Why a variant could not be found or loaded.
