@@ -26,7 +26,7 @@ mod zobrist;
 
 pub use color::{ByColor, Color};
 pub use definition::*;
-pub use fen::{FenError, FenErrorKind};
+pub use fen::{FenError, FenErrorKind, FenNote, FenNoteKind};
 #[doc(hidden)]
 pub use game::{FastMove, Takeback};
 pub use game::{Game, IllegalMove};
