@@ -58,7 +58,9 @@ pub struct ValidateArgs {
     #[arg(long, short)]
     pub quiet: bool,
     /// Warn about every move written in coordinate form (long algebraic or UCI), instead of
-    /// once for a game written entirely so.
+    /// once for a game written entirely so; and make a `FEN` tag read only by assuming
+    /// something (fields left out before the counters, chess castling rights where nothing
+    /// castles: `fen-assumed`) an error.
     #[arg(long)]
     pub strict: bool,
     #[command(flatten)]

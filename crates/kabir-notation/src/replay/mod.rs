@@ -59,6 +59,10 @@ pub enum ProblemKind {
     MovesAfterDraw,
     /// Warning: a tag whose name an earlier tag has; the first one counts.
     DuplicateTag,
+    /// Warning (an error with `--strict`): the `FEN` tag departs from the notation in a way
+    /// other programs write (fields left out before the counters, chess castling rights where
+    /// nothing castles), and was read with what the message says was assumed.
+    FenAssumed,
     /// The game's text is longer than the limit on one game: it was not read (see
     /// [`DiagnosticKind::GameTooLarge`]).
     GameTooLarge,
@@ -83,6 +87,7 @@ impl ProblemKind {
             ProblemKind::MissingResult => "missing-result",
             ProblemKind::MovesAfterDraw => "moves-after-draw",
             ProblemKind::DuplicateTag => "duplicate-tag",
+            ProblemKind::FenAssumed => "fen-assumed",
             ProblemKind::GameTooLarge => "game-too-large",
         }
     }
@@ -97,6 +102,7 @@ impl ProblemKind {
                 | ProblemKind::MissingResult
                 | ProblemKind::MovesAfterDraw
                 | ProblemKind::DuplicateTag
+                | ProblemKind::FenAssumed
         )
     }
 }
@@ -403,6 +409,16 @@ impl Replay {
     /// Whether the game has no errors (warnings allowed).
     pub fn is_valid(&self) -> bool {
         self.complete && !self.problems.iter().any(|p| p.error)
+    }
+
+    /// Makes the warnings about what a lenient reading assumed
+    /// ([`ProblemKind::FenAssumed`]) errors, as `--strict` asks.
+    pub fn strict_position_strings(&mut self) {
+        for p in &mut self.problems {
+            if p.kind == ProblemKind::FenAssumed {
+                p.error = true;
+            }
+        }
     }
 
     /// The problems that make the game invalid, in file order.
@@ -949,6 +965,53 @@ fn tag_span(raw: &RawGame, name: &str) -> Span {
         .map_or(raw.start, |t| t.span)
 }
 
+/// Where character `column` (from 1, of the unescaped value) of the first tag named `name`
+/// lies in the file: that character, or with `field` the field of the value that starts
+/// there, up to the next blank. Where the tag is not found, where the game starts.
+fn tag_value_span(raw: &RawGame, name: &str, column: usize, field: bool) -> Span {
+    let Some(tag) = raw
+        .tags
+        .iter()
+        .find(|t| raw.bytes(t.name) == name.as_bytes())
+    else {
+        return raw.start;
+    };
+    let value = raw.bytes(tag.value);
+    let text = String::from_utf8_lossy(value);
+    // Walk the escaped text, counting the characters of the value it stands for: `\"` and
+    // `\\` are one character each.
+    let (mut at, mut chars, mut seen) = (0usize, 0u32, 1usize);
+    let mut it = text.char_indices().peekable();
+    while seen < column {
+        let Some((_, c)) = it.next() else { break };
+        chars += 1;
+        if c == '\\' && it.peek().is_some_and(|&(_, n)| n == '"' || n == '\\') {
+            it.next();
+            chars += 1;
+        }
+        seen += 1;
+        at = it.peek().map_or(text.len(), |&(i, _)| i);
+    }
+    if text.len() != value.len() {
+        // Not UTF-8: the character count cannot be mapped to bytes; point at the value.
+        return tag.value;
+    }
+    let rest = &text[at..];
+    let len = if field {
+        rest.find(|c: char| c.is_ascii_whitespace())
+            .unwrap_or(rest.len())
+    } else {
+        rest.chars().next().map_or(0, char::len_utf8)
+    }
+    .max(1);
+    Span {
+        offset: tag.value.offset + at as u64,
+        len: len as u64,
+        line: tag.value.line,
+        column: tag.value.column + chars,
+    }
+}
+
 /// A problem with no move, at `span`.
 fn game_problem(kind: ProblemKind, span: Span, text: &str, message: String) -> Problem {
     Problem::at(kind, kind.is_error(), span, text, message)
@@ -995,13 +1058,25 @@ fn variant_and_start(
     };
     r.variant = Some(variant.clone());
     let start = match raw.tag(tags::FEN) {
-        Some(fen) => match Position::from_fen(&variant, &fen) {
-            Ok(p) => p,
+        Some(fen) => match Position::from_fen_lenient(&variant, &fen) {
+            Ok((p, notes)) => {
+                for note in notes {
+                    let span = tag_value_span(raw, tags::FEN, note.column, true);
+                    r.problems.push(game_problem(
+                        ProblemKind::FenAssumed,
+                        span,
+                        &raw.text(span),
+                        format!("FEN: {}", note.message),
+                    ));
+                }
+                p
+            }
             Err(e) => {
+                let span = tag_value_span(raw, tags::FEN, e.column, false);
                 r.problems.push(game_problem(
                     ProblemKind::BadFen,
-                    tag_span(raw, tags::FEN),
-                    &fen,
+                    span,
+                    &raw.text(span),
                     format!("bad FEN for {}: {e}", variant.name()),
                 ));
                 return None;
