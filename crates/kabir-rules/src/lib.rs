@@ -12,6 +12,7 @@ pub mod fen;
 mod game;
 pub mod generate;
 mod geometry;
+pub mod letters;
 pub mod limits;
 mod movegen;
 mod movement;

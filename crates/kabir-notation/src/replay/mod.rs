@@ -1334,6 +1334,14 @@ fn play(
                 ResolveError::Ambiguous { .. } => "several legal moves fit".to_string(),
                 other => other.to_string(),
             };
+            if let San::Normal {
+                piece: Some(letter),
+                ..
+            } = sp.san
+                && let Some(note) = pos.variant().letter_note(letter.char())
+            {
+                message = format!("{message}; {note}");
+            }
             if kind == ProblemKind::IllegalMove
                 && pos.variant().rules().permanent_check == kabir_rules::PermanentCheckRule::Illegal
             {
@@ -1509,6 +1517,19 @@ fn finish(
         },
     };
     let canonical = text.get(start..).unwrap_or_default();
+    // Read with another language's letters, a move written in them is as canonical as can be.
+    let in_set;
+    let body = match game.position().variant().piece_letters() {
+        Some(set) if body != canonical => {
+            in_set = in_letters(game.position().variant(), set, canonical);
+            if in_set.as_deref() == Some(body) {
+                canonical
+            } else {
+                body
+            }
+        }
+        _ => body,
+    };
     let mark_right = written_mark == mark
         || (written_mark == Some(Suffix::Mate)
             && mark == Some(Suffix::Check)
@@ -1534,6 +1555,31 @@ fn finish(
         ));
     }
     mark
+}
+
+/// Canonical SAN written with a set of other languages' letters: the piece letter that starts
+/// it and the one after `=`, where the set has one for the piece's role. `None` when a letter
+/// is no piece's.
+fn in_letters(
+    variant: &Variant,
+    set: &kabir_rules::letters::PieceLetters,
+    canonical: &str,
+) -> Option<String> {
+    let mut out = String::with_capacity(canonical.len() + 2);
+    let mut prev = None;
+    for (i, c) in canonical.char_indices() {
+        if c.is_ascii_uppercase() && (i == 0 || prev == Some('=')) {
+            let kind = variant.kind_by_symbol(c.encode_utf8(&mut [0; 4]))?;
+            match variant.kind(kind).role.and_then(|r| set.letter(r)) {
+                Some(l) => out.push_str(l),
+                None => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    Some(out)
 }
 
 /// Whether the game just ended by checkmate.

@@ -68,6 +68,7 @@ where
         input,
         ReaderOptions {
             max_game_bytes: options.max_game_bytes.unwrap_or(defaults.max_game_bytes),
+            piece_letters: registry.piece_letters(),
             ..defaults
         },
         |raw| {
