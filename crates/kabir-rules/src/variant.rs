@@ -548,6 +548,22 @@ impl Variant {
         variant
     }
 
+    /// Read with another set of letters: each letter the set takes over from the variant's
+    /// own, with the piece it names in the variant and the piece it names in the set. Empty
+    /// when read with the variant's own letters.
+    pub fn letters_taken_over(&self) -> Vec<(char, PieceKind, PieceKind)> {
+        let Some(input) = &self.input_letters else {
+            return Vec::new();
+        };
+        (b'A'..=b'Z')
+            .zip(input.shadowed)
+            .filter_map(|(b, own)| {
+                let letter = b as char;
+                Some((letter, own?, self.kind_by_letter(letter)?))
+            })
+            .collect()
+    }
+
     /// The set of letters moves are read with, when not the variant's own.
     pub fn piece_letters(&self) -> Option<&'static PieceLetters> {
         self.input_letters.as_ref().map(|l| l.set)
@@ -565,7 +581,8 @@ impl Variant {
             let now = self.kind_by_letter(letter)?;
             let role = self.kind(now).role?;
             return Some(format!(
-                "with --piece-letters {}, {letter} is the {} ({} {}); {}'s own {letter}, the {},                  cannot be written with the {} letters",
+                "with --piece-letters {}, {letter} is the {} ({} {}); {}'s own {letter}, the {}, \
+                 cannot be written with the {} letters",
                 input.set.code,
                 self.kind(now).name.to_lowercase(),
                 input.set.language,

@@ -1107,8 +1107,11 @@ fn replay_lines(
     // The lines set aside for the variations open, outermost first.
     let mut stack: Vec<Suspended> = Vec::new();
     let mut next = 0;
+    // A run of moves in their fast forms keeps their text as the canonical text: not so for
+    // moves written in another language's letters, which the general way rewrites.
+    let runs = fast && variant.piece_letters().is_none();
     while next < raw.tokens.len() {
-        if fast && !frame.dead {
+        if runs && !frame.dead {
             // The run keeps no takebacks (a test at each move would cost every game): a game
             // with a variation finds them after it, by playing its moves again from the
             // position before it.
