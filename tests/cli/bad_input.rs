@@ -111,7 +111,12 @@ fn every_file_of_the_catalogue() {
             &[("unknown-variant", 1, 1)],
             "Chess960",
         ),
-        ("fen-too-many-ranks.pgn", 1, &[("bad-fen", 2, 44)], "9 ranks"),
+        (
+            "fen-too-many-ranks.pgn",
+            1,
+            &[("bad-fen", 2, 44)],
+            "9 ranks",
+        ),
         (
             "fen-unknown-piece.pgn",
             1,

@@ -331,7 +331,10 @@ mod tests {
         let ru = find("RU").unwrap();
         assert!(ru.has_wide_letters());
         assert!(!find("de").unwrap().has_wide_letters());
-        let t = |s: &str| ru.transliterate(s.as_bytes()).map(|v| String::from_utf8(v).unwrap());
+        let t = |s: &str| {
+            ru.transliterate(s.as_bytes())
+                .map(|v| String::from_utf8(v).unwrap())
+        };
         assert_eq!(t("Кf3").as_deref(), Some("Nf3"));
         assert_eq!(t("Крe2").as_deref(), Some("Ke2"));
         assert_eq!(t("Сxc6+").as_deref(), Some("Bxc6+"));
