@@ -542,8 +542,27 @@ impl Variant {
                 *slot = own;
             }
         }
+        // The letters a move in a fast form may start with: the pieces' letters as read, for
+        // every kind that is not a pawn (a pawn's letter is never written in a fast form).
+        let mut san_letters = [None; 26];
+        for (slot, kind) in san_letters.iter_mut().zip(letters) {
+            *slot = kind.filter(|&k| !self.kind(k).pawn);
+        }
+        // Aliases are no fast form in the variant's own letters: they go the general way,
+        // which notes them; so here for the letters the set does not give.
+        for (i, slot) in san_letters.iter_mut().enumerate() {
+            let from_set = (b'A'..=b'Z').nth(i).is_some_and(|b| {
+                set.role_of(char::from(b)).is_some()
+                    || (set.has_wide_letters()
+                        && Role::ALL.iter().any(|r| r.english() == char::from(b)))
+            });
+            if !from_set && self.san_letters[i].is_none() {
+                *slot = None;
+            }
+        }
         let mut variant = self.clone();
         variant.letters = letters;
+        variant.san_letters = san_letters;
         variant.input_letters = Some(InputLetters { set, shadowed });
         variant
     }

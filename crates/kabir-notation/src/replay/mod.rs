@@ -8,6 +8,7 @@
 
 pub mod parallel;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -564,27 +565,33 @@ impl Replay {
         source: Option<&'a str>,
         c: &Canon,
         i: usize,
-    ) -> Option<(&'a str, &'static str)> {
+    ) -> Option<(Cow<'a, str>, &'static str)> {
         let (text, last) = match c.text {
             CanonText::Run { end } => {
                 let token = raw.tokens.get(i)?;
                 let TokenKind::Move(packed) = token.kind else {
                     return None;
                 };
-                let len = packed.get()?.len;
-                let start =
-                    usize::try_from(token.span.offset.checked_sub(raw.source_offset)?).ok()?;
-                let range = start..start + len;
-                let text = match source {
-                    Some(s) => s.get(range)?,
-                    None => std::str::from_utf8(raw.source.get(range)?).ok()?,
-                };
-                (text, i + 1 == end as usize)
+                let fast = packed.get()?;
+                if let Some(v) = self.variant.as_deref().filter(|v| v.piece_letters().is_some()) {
+                    let mut text = String::new();
+                    fast_canonical(v, &fast, &mut text);
+                    (Cow::Owned(text), i + 1 == end as usize)
+                } else {
+                    let start =
+                        usize::try_from(token.span.offset.checked_sub(raw.source_offset)?).ok()?;
+                    let range = start..start + fast.len;
+                    let text = match source {
+                        Some(s) => s.get(range)?,
+                        None => std::str::from_utf8(raw.source.get(range)?).ok()?,
+                    };
+                    (Cow::Borrowed(text), i + 1 == end as usize)
+                }
             }
             CanonText::Written { start, len } => {
                 let start = start as usize;
                 let text = self.canonical_text.get(start..start + len as usize)?;
-                (text, true)
+                (Cow::Borrowed(text), true)
             }
         };
         let mark = if last { c.mark } else { None };
@@ -689,7 +696,11 @@ impl Replay {
                         let stop = (end as usize).min(raw.tokens.len()).max(next);
                         if let (Some(run), Some(line)) = (raw.tokens.get(i..stop), lines.last_mut())
                         {
-                            write_run(&mut w, &mut t, raw, run, i, c, line);
+                            let letters = self
+                                .variant
+                                .as_deref()
+                                .filter(|v| v.piece_letters().is_some());
+                            write_run(&mut w, &mut t, raw, run, i, c, line, letters);
                         }
                         next = stop;
                         continue;
@@ -706,7 +717,7 @@ impl Replay {
                     } else {
                         None
                     };
-                    write_move(&mut w, &mut t, line, text, mark, glyph.map(|g| g.as_str()));
+                    write_move(&mut w, &mut t, line, &text, mark, glyph.map(|g| g.as_str()));
                 }
                 TokenKind::Nag(n) => w.push(&format!("${n}")),
                 TokenKind::Comment | TokenKind::LineComment => {
@@ -805,6 +816,7 @@ fn write_run(
     first: usize,
     c: &Canon,
     line: &mut (Turn, Turn, bool),
+    letters: Option<&Variant>,
 ) {
     let CanonText::Run { end } = c.text else {
         return;
@@ -843,6 +855,15 @@ fn write_run(
         } else {
             None
         };
+        if let Some(variant) = letters {
+            // Written in another language's letters: the canonical text is made, not copied.
+            t.clear();
+            fast_canonical(variant, &fast, t);
+            t.push_str(mark.map_or("", Suffix::as_str));
+            t.push_str(glyph.map_or("", |g| g.as_str()));
+            words.word(t.as_bytes(), t.len());
+            continue;
+        }
         if mark.is_none() && glyph.is_none() {
             words.word(source, fast.len);
         } else {
@@ -853,6 +874,26 @@ fn write_run(
             words.word(t.as_bytes(), t.len());
         }
     }
+}
+
+/// The canonical SAN of a move written in a fast form with a variant's letters for reading
+/// ([`Variant::with_piece_letters`]): its piece's own symbol, then the text's file, capture and
+/// destination.
+fn fast_canonical(variant: &Variant, fast: &FastSan, out: &mut String) {
+    use std::fmt::Write;
+    if let Some(kind) = fast
+        .piece
+        .and_then(|l| variant.kind_by_letter(char::from(l)))
+    {
+        out.push_str(&variant.kind(kind).symbol);
+    }
+    if let Some(f) = fast.file {
+        out.push(char::from(b'a' + f));
+    }
+    if fast.capture {
+        out.push('x');
+    }
+    let _ = write!(out, "{}", fast.to);
 }
 
 /// Replays one game read from a file.
@@ -1107,11 +1148,8 @@ fn replay_lines(
     // The lines set aside for the variations open, outermost first.
     let mut stack: Vec<Suspended> = Vec::new();
     let mut next = 0;
-    // A run of moves in their fast forms keeps their text as the canonical text: not so for
-    // moves written in another language's letters, which the general way rewrites.
-    let runs = fast && variant.piece_letters().is_none();
     while next < raw.tokens.len() {
-        if runs && !frame.dead {
+        if fast && !frame.dead {
             // The run keeps no takebacks (a test at each move would cost every game): a game
             // with a variation finds them after it, by playing its moves again from the
             // position before it.
