@@ -20,7 +20,6 @@
 //! (`Reader::fast_movetext`, with [`PackedFastSan`]); anything else they leave to the
 //! productions. Tests hold the reader to [`grammar::games`] on random and mutated games: the
 //! same games, tags and tokens, and no error exactly where the grammar reads the input.
-use std::borrow::Cow;
 use std::io::{self, BufRead};
 
 use nom::{Parser, multi::many0_count};
@@ -1156,7 +1155,9 @@ impl<R: BufRead> Reader<R> {
             b'.' => self.dots(game, i)?,
             b'!' | b'?' => self.glyph(game, i, skipping)?,
             b if b.is_ascii_alphabetic() => self.move_token(game, i, skipping)?,
-            _ if self.wide_letter_at(i) > 0 => self.move_token(game, i, skipping)?,
+            _ if self.options.piece_letters.is_some() && self.wide_letter_at(i) > 0 => {
+                self.wide_move_token(game, i, skipping)?
+            }
             _ => self.stray(game, i)?,
         };
         Ok(Step::Next(next))
@@ -1284,30 +1285,23 @@ impl<R: BufRead> Reader<R> {
     /// A move that the fast path left (one that may run past the buffer, or any text after
     /// something else the general way read).
     fn move_token(&mut self, game: &mut RawGame, i: usize, skipping: bool) -> io::Result<usize> {
-        let mut stop = i + self.wide_letter_at(i).max(1);
-        loop {
-            while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
-                stop += 1;
-            }
-            if stop >= self.buf.len() {
-                stop = self.find(stop, |b| !is_symbol(b))?;
-            }
-            // A promotion to a piece written in a set's letters beyond ASCII (`e8=Ф`).
-            match self.wide_letter_at(stop) {
-                n if n > 0 && self.buf.get(stop - 1) == Some(&b'=') => stop += n,
-                _ => break,
-            }
+        let mut stop = i + 1;
+        while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+            stop += 1;
         }
-        let text = self.buf.get(i..stop).unwrap_or(&[]);
-        let ascii = match self.options.piece_letters {
-            Some(set) if !text.is_ascii() => set.transliterate(text).map(Cow::Owned),
-            _ => Some(Cow::Borrowed(text)),
-        };
-        let checked = ascii.as_deref().map(SanPlus::check);
+        if stop >= self.buf.len() {
+            stop = self.find(stop, |b| !is_symbol(b))?;
+        }
+        if self.options.piece_letters.is_some() && self.wide_letter_at(stop) > 0 {
+            // A promotion written in a set's letters beyond ASCII (`e8=Ф`).
+            return self.wide_move_token(game, i, skipping);
+        }
+        let checked = self.buf.get(i..stop).map(SanPlus::check);
         match checked {
             Some(Ok(())) if !skipping => {
-                let packed = ascii
-                    .as_deref()
+                let packed = self
+                    .buf
+                    .get(i..stop)
                     .map_or(PackedFastSan::NONE, PackedFastSan::of);
                 self.push(game, TokenKind::Move(packed), i, stop);
             }
@@ -1322,8 +1316,55 @@ impl<R: BufRead> Reader<R> {
         Ok(stop)
     }
 
+    /// [`Reader::move_token`] for a move written with a set's letters beyond ASCII
+    /// ([`ReaderOptions::piece_letters`]): read through the set's transliteration.
+    #[cold]
+    #[inline(never)]
+    fn wide_move_token(
+        &mut self,
+        game: &mut RawGame,
+        i: usize,
+        skipping: bool,
+    ) -> io::Result<usize> {
+        let mut stop = i + self.wide_letter_at(i).max(1);
+        loop {
+            while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+                stop += 1;
+            }
+            if stop >= self.buf.len() {
+                stop = self.find(stop, |b| !is_symbol(b))?;
+            }
+            match self.wide_letter_at(stop) {
+                n if n > 0 && self.buf.get(stop - 1) == Some(&b'=') => stop += n,
+                _ => break,
+            }
+        }
+        let text = self.buf.get(i..stop).unwrap_or(&[]);
+        let ascii = match self.options.piece_letters {
+            Some(set) => set.transliterate(text),
+            None => Some(text.to_vec()),
+        };
+        match ascii.as_deref().map(SanPlus::check) {
+            Some(Ok(())) if !skipping => {
+                let packed = ascii
+                    .as_deref()
+                    .map_or(PackedFastSan::NONE, PackedFastSan::of);
+                self.push(game, TokenKind::Move(packed), i, stop);
+            }
+            Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
+            None => self.report(game, DiagnosticKind::UnexpectedChar, i, stop),
+            _ => {}
+        }
+        if let Some(line) = self.lines.last_mut() {
+            line.took_turn();
+        }
+        Ok(stop)
+    }
+
     /// The length of the letter of the set of piece letters beyond ASCII at buffer index
     /// `i`, or 0 (no such set, no such letter).
+    #[cold]
+    #[inline(never)]
     fn wide_letter_at(&mut self, i: usize) -> usize {
         let Some(set) = self.options.piece_letters.filter(|s| s.has_wide_letters()) else {
             return 0;

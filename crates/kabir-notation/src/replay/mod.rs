@@ -573,7 +573,11 @@ impl Replay {
                     return None;
                 };
                 let fast = packed.get()?;
-                if let Some(v) = self.variant.as_deref().filter(|v| v.piece_letters().is_some()) {
+                if let Some(v) = self
+                    .variant
+                    .as_deref()
+                    .filter(|v| v.piece_letters().is_some())
+                {
                     let mut text = String::new();
                     fast_canonical(v, &fast, &mut text);
                     (Cow::Owned(text), i + 1 == end as usize)
