@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use kabir::rules::Variant;
+use kabir::rules::letters::{self, PieceLetters};
 use kabir::variants;
 
 /// Which variant to use: a built-in by name, or a definition file.
@@ -18,6 +19,38 @@ pub struct VariantArgs {
     /// A variant definition file (TOML) to use instead of a built-in variant.
     #[arg(long, value_name = "PATH")]
     pub variant_file: Option<PathBuf>,
+}
+
+/// `--piece-letters`, for the commands that read moves.
+#[derive(Debug, Clone, Args)]
+pub struct PieceLettersArgs {
+    /// Read the piece letters of moves in a language's set instead of the variant's own
+    /// letters: de (K D T L S B), fr (R D T F C P), es (R D T A C P), it (R D T A C P), pt
+    /// (R D T B C P), nl (K D T L P), sv (K D T L S B), pl (K H W G S), ru (Кр Ф Л С К). Where
+    /// a set's letter is also a letter of the variant, the set's meaning wins. Position
+    /// strings and what kabir writes keep the variant's letters (notation spec, section 5).
+    #[arg(long, value_name = "LANG", value_parser = parse_piece_letters)]
+    pub piece_letters: Option<&'static PieceLetters>,
+}
+
+/// A set of piece letters by its code.
+fn parse_piece_letters(code: &str) -> std::result::Result<&'static PieceLetters, String> {
+    letters::find(code).ok_or_else(|| {
+        format!(
+            "no set of piece letters {code:?}; known: {}",
+            letters::codes().join(", ")
+        )
+    })
+}
+
+impl PieceLettersArgs {
+    /// The registry reading moves with the chosen letters (unchanged without a choice).
+    pub fn apply(&self, registry: kabir::variants::Registry) -> kabir::variants::Registry {
+        match self.piece_letters {
+            Some(set) => registry.with_piece_letters(set),
+            None => registry,
+        }
+    }
 }
 
 /// `--max-game-size`, for the commands that read game files.

@@ -53,6 +53,8 @@ pub struct ImportArgs {
     pub db: PathBuf,
     #[command(flatten)]
     pub variant: VariantArgs,
+    #[command(flatten)]
+    pub letters: super::args::PieceLettersArgs,
     /// Write the invalid games, exactly as read, to this file. It must not be a file the
     /// command reads (a game file, the database), and it is replaced only once the import has
     /// read every game: an import stopped by an error leaves it as it was (the same import
@@ -334,7 +336,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
         files.write("--rejects", path);
     }
     files.check()?;
-    let registry = args.variant.registry()?;
+    let registry = args.letters.apply(args.variant.registry()?);
     let palette = Palette::new(args.color.enabled(&std::io::stderr()));
     let mut db = open_database(&args.db)?;
     let mut importer = db.importer().context("cannot import into the database")?;

@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
 use kabir::db::{Database, DbError, GameAnswerError, GameEnd, GameFilter, Special, names};
+use kabir::rules::letters::PieceLetters;
 use kabir::rules::{Color, GameResult, Move, Position, Variant};
 use kabir::variants::Registry;
 
@@ -252,6 +253,8 @@ pub struct LineArgs {
     /// "e3 e6 Nf3" (SAN or coordinates; move numbers allowed).
     #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
     pub moves: Option<String>,
+    #[command(flatten)]
+    pub letters: super::args::PieceLettersArgs,
 }
 
 impl LineArgs {
@@ -264,16 +267,45 @@ impl LineArgs {
         if let Some(fen) = &self.fen {
             return Ok((super::args::position(variant, Some(fen))?, None));
         }
-        let start = Position::start(variant);
         match &self.moves {
             Some(text) => {
-                let (moves, pos) = kabir::notation::play_line(&start, text)
+                let (start, text) = match self.letters.piece_letters {
+                    Some(set) => {
+                        let reading = Arc::new(variant.with_piece_letters(set));
+                        (Position::start(&reading), transliterate(set, text))
+                    }
+                    None => (Position::start(variant), text.clone()),
+                };
+                let (moves, pos) = kabir::notation::play_line(&start, &text)
                     .with_context(|| format!("bad --moves for {}", variant.name()))?;
+                // The position of the variant itself, as stored games have it.
+                let pos = match self.letters.piece_letters {
+                    Some(_) => moves
+                        .iter()
+                        .fold(Position::start(variant), |p, &m| p.after(m)),
+                    None => pos,
+                };
                 Ok((pos, Some(moves)))
             }
-            None => Ok((start, None)),
+            None => Ok((Position::start(variant), None)),
         }
     }
+}
+
+/// A line of moves written with a set's letters beyond ASCII (Russian), in ASCII; each word
+/// that is not a move so written is kept as it is.
+fn transliterate(set: &PieceLetters, text: &str) -> String {
+    if !set.has_wide_letters() {
+        return text.to_string();
+    }
+    text.split_whitespace()
+        .map(|word| {
+            set.transliterate(word.as_bytes())
+                .and_then(|b| String::from_utf8(b).ok())
+                .unwrap_or_else(|| word.to_string())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The variant a position belongs to: the one asked for, or the database's only variant.

@@ -49,6 +49,8 @@ pub enum Format {
 pub struct ValidateArgs {
     #[command(flatten)]
     pub variant: VariantArgs,
+    #[command(flatten)]
+    pub letters: super::args::PieceLettersArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -58,7 +60,9 @@ pub struct ValidateArgs {
     #[arg(long, short)]
     pub quiet: bool,
     /// Warn about every move written in coordinate form (long algebraic or UCI), instead of
-    /// once for a game written entirely so.
+    /// once for a game written entirely so; and make a `FEN` tag read only by assuming
+    /// something (fields left out before the counters, chess castling rights where nothing
+    /// castles: `fen-assumed`) an error.
     #[arg(long)]
     pub strict: bool,
     #[command(flatten)]
@@ -170,7 +174,7 @@ pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> Result<bool> {
         files.write(what, path);
     }
     files.check()?;
-    let registry = args.variant.registry()?;
+    let registry = args.letters.apply(args.variant.registry()?);
     let mut fixed = args.fix.as_deref().map(Output::create).transpose()?;
     // Made at the first rejected game, so a clean run leaves no empty file behind.
     let mut rejects: Option<Output> = None;

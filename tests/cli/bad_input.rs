@@ -111,23 +111,28 @@ fn every_file_of_the_catalogue() {
             &[("unknown-variant", 1, 1)],
             "Chess960",
         ),
-        ("fen-too-many-ranks.pgn", 1, &[("bad-fen", 2, 1)], "9 ranks"),
+        (
+            "fen-too-many-ranks.pgn",
+            1,
+            &[("bad-fen", 2, 44)],
+            "9 ranks",
+        ),
         (
             "fen-unknown-piece.pgn",
             1,
-            &[("bad-fen", 2, 1)],
+            &[("bad-fen", 2, 46)],
             "unknown piece \"X\"",
         ),
         (
             "fen-two-kings.pgn",
             1,
-            &[("bad-fen", 2, 1)],
+            &[("bad-fen", 2, 46)],
             "at most 1 is allowed",
         ),
         (
             "fen-no-side-to-move.pgn",
             1,
-            &[("bad-fen", 2, 1)],
+            &[("bad-fen", 2, 50)],
             "side to move is missing",
         ),
         (

@@ -23,6 +23,7 @@ mod queries_explore;
 mod queries_search;
 mod queries_show;
 mod queries_stats;
+mod real_world;
 mod serve_browser;
 mod serve_http;
 mod structure;

@@ -138,7 +138,8 @@ fn missing_variant_is_an_error_unless_a_default_is_given() {
 
 #[test]
 fn bad_fen_tag() {
-    let game = assert_one_error("bad-fen.pgn", "bad-fen", 4, 1, "11/11/11 w - - 0 1");
+    // The column of the character where the position string goes wrong, inside the tag.
+    let game = assert_one_error("bad-fen.pgn", "bad-fen", 4, 15, " ");
     assert!(
         game["errors"][0]["message"]
             .as_str()

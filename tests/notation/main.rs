@@ -4,6 +4,7 @@
 mod fuzz_common;
 mod fuzz_regressions;
 mod notation_spec_examples;
+mod piece_letters;
 mod reader_bad_input;
 mod reader_grammar;
 mod reader_properties;

@@ -237,6 +237,9 @@ pub struct RawGame {
     pub tokens: Vec<Token>,
     /// Syntax errors and warnings, in input order.
     pub diagnostics: Vec<Diagnostic>,
+    /// The set of piece letters beyond ASCII the reader read moves in, if any: [`RawGame::san`]
+    /// reads such a move through its transliteration.
+    pub piece_letters: Option<&'static kabir_rules::letters::PieceLetters>,
 }
 
 impl RawGame {
@@ -350,7 +353,15 @@ impl RawGame {
     /// token). The reader has already checked that the text is a move.
     pub fn san(&self, token: &Token) -> Option<SanPlus> {
         match token.kind {
-            TokenKind::Move(_) => SanPlus::from_ascii(self.bytes(token.span)).ok(),
+            TokenKind::Move(_) => {
+                let text = self.bytes(token.span);
+                match self.piece_letters {
+                    Some(set) if !text.is_ascii() => {
+                        SanPlus::from_ascii(&set.transliterate(text)?).ok()
+                    }
+                    _ => SanPlus::from_ascii(text).ok(),
+                }
+            }
             _ => None,
         }
     }

@@ -31,6 +31,7 @@ use super::san::{PackedFastSan, SanPlus};
 use super::span::Span;
 use super::tags::{self, GameResult};
 use kabir_rules::fen::grammar::whole;
+use kabir_rules::letters::PieceLetters;
 
 /// An I/O error while reading; the reader stops after it.
 #[derive(Debug, Error)]
@@ -60,6 +61,10 @@ pub struct ReaderOptions {
     /// the game's start (notation spec, section 9.4). The reader's memory is bounded by
     /// this, whatever the input.
     pub max_game_bytes: usize,
+    /// A set of piece letters beyond ASCII (Russian) that moves may be written in: a move
+    /// that starts with one of its letters is read as a move, in the set's transliteration
+    /// ([`PieceLetters::transliterate`]). Sets of ASCII letters need nothing of the reader.
+    pub piece_letters: Option<&'static PieceLetters>,
 }
 
 impl Default for ReaderOptions {
@@ -67,6 +72,7 @@ impl Default for ReaderOptions {
         ReaderOptions {
             max_errors_per_game: 100,
             max_game_bytes: DEFAULT_MAX_GAME_BYTES,
+            piece_letters: None,
         }
     }
 }
@@ -849,6 +855,7 @@ impl<R: BufRead> Reader<R> {
 
     /// Reads one game into `game`; false if the input held no more games.
     fn read_game(&mut self, game: &mut RawGame) -> io::Result<bool> {
+        game.piece_letters = self.options.piece_letters;
         loop {
             let passed = match self.begin_game()? {
                 Begin::End => return Ok(false),
@@ -1148,6 +1155,9 @@ impl<R: BufRead> Reader<R> {
             b'.' => self.dots(game, i)?,
             b'!' | b'?' => self.glyph(game, i, skipping)?,
             b if b.is_ascii_alphabetic() => self.move_token(game, i, skipping)?,
+            _ if self.options.piece_letters.is_some() && self.wide_letter_at(i) > 0 => {
+                self.wide_move_token(game, i, skipping)?
+            }
             _ => self.stray(game, i)?,
         };
         Ok(Step::Next(next))
@@ -1282,6 +1292,10 @@ impl<R: BufRead> Reader<R> {
         if stop >= self.buf.len() {
             stop = self.find(stop, |b| !is_symbol(b))?;
         }
+        if self.options.piece_letters.is_some() && self.wide_letter_at(stop) > 0 {
+            // A promotion written in a set's letters beyond ASCII (`e8=Ф`).
+            return self.wide_move_token(game, i, skipping);
+        }
         let checked = self.buf.get(i..stop).map(SanPlus::check);
         match checked {
             Some(Ok(())) if !skipping => {
@@ -1300,6 +1314,66 @@ impl<R: BufRead> Reader<R> {
             line.took_turn();
         }
         Ok(stop)
+    }
+
+    /// [`Reader::move_token`] for a move written with a set's letters beyond ASCII
+    /// ([`ReaderOptions::piece_letters`]): read through the set's transliteration.
+    #[cold]
+    #[inline(never)]
+    fn wide_move_token(
+        &mut self,
+        game: &mut RawGame,
+        i: usize,
+        skipping: bool,
+    ) -> io::Result<usize> {
+        let mut stop = i + self.wide_letter_at(i).max(1);
+        loop {
+            while self.buf.get(stop).is_some_and(|&b| is_symbol(b)) {
+                stop += 1;
+            }
+            if stop >= self.buf.len() {
+                stop = self.find(stop, |b| !is_symbol(b))?;
+            }
+            match self.wide_letter_at(stop) {
+                n if n > 0 && self.buf.get(stop - 1) == Some(&b'=') => stop += n,
+                _ => break,
+            }
+        }
+        let text = self.buf.get(i..stop).unwrap_or(&[]);
+        let ascii = match self.options.piece_letters {
+            Some(set) => set.transliterate(text),
+            None => Some(text.to_vec()),
+        };
+        match ascii.as_deref().map(SanPlus::check) {
+            Some(Ok(())) if !skipping => {
+                let packed = ascii
+                    .as_deref()
+                    .map_or(PackedFastSan::NONE, PackedFastSan::of);
+                self.push(game, TokenKind::Move(packed), i, stop);
+            }
+            Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
+            None => self.report(game, DiagnosticKind::UnexpectedChar, i, stop),
+            _ => {}
+        }
+        if let Some(line) = self.lines.last_mut() {
+            line.took_turn();
+        }
+        Ok(stop)
+    }
+
+    /// The length of the letter of the set of piece letters beyond ASCII at buffer index
+    /// `i`, or 0 (no such set, no such letter).
+    #[cold]
+    #[inline(never)]
+    fn wide_letter_at(&mut self, i: usize) -> usize {
+        let Some(set) = self.options.piece_letters.filter(|s| s.has_wide_letters()) else {
+            return 0;
+        };
+        // The longest letter is a few bytes: make sure they are in the buffer.
+        let _ = self.peek(i + 8);
+        self.buf
+            .get(i..)
+            .map_or(0, |rest| set.wide_letter_len(rest))
     }
 
     /// A byte that starts no element: one character (or one invalid byte) is reported, and

@@ -81,6 +81,11 @@ pub struct PieceDef {
     /// Other letters accepted on input.
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// The chess piece whose name it takes in other languages' letters
+    /// ([`letters`](crate::letters)): `king`, `queen`, `rook`, `bishop`, `knight` or `pawn`.
+    /// Pawns play `pawn` without saying so. At most one piece per role, pawns apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<crate::letters::Role>,
     /// Royal pieces must be checkmated; a side with one royal may not leave it attacked.
     #[serde(default)]
     pub royal: bool,

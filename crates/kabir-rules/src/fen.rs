@@ -57,6 +57,29 @@ pub enum FenErrorKind {
     Impossible,
 }
 
+/// Something a lenient reading ([`Position::from_fen_lenient`]) assumed where the string
+/// departs from the notation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FenNote {
+    /// What was assumed.
+    pub kind: FenNoteKind,
+    /// Where: a 1-based character position in the string (for a missing field, where it
+    /// would have stood).
+    pub column: usize,
+    /// The field and what was assumed, in words.
+    pub message: String,
+}
+
+/// The departures from the notation that a lenient reading accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FenNoteKind {
+    /// The swap field, the en passant field or both are left out before the counters.
+    MissingFields,
+    /// Chess castling rights in a variant with neither castling nor a king swap.
+    ChessCastling,
+}
+
 /// Where in the position string a problem found in the position itself lies.
 enum Blame {
     /// The board as a whole (its first character).
@@ -87,8 +110,47 @@ impl Position {
     /// Two things are checked before any field's content: the number of fields, and the
     /// number of ranks on the board.
     pub fn from_fen(variant: &Arc<Variant>, text: &str) -> Result<Position, FenError> {
-        let fields = fields(text);
+        Self::read_fen(variant, text, None)
+    }
+
+    /// Reads a position string as [`Position::from_fen`] does, and also what other programs
+    /// write that the notation does not allow, each with a [`FenNote`] that says what was
+    /// assumed:
+    ///
+    /// - fields left out in the middle, before the two counters (Sjaak II writes
+    ///   `... w 0 1`): the missing swap and en passant fields read as `-`;
+    /// - chess castling rights (`KQkq`, or some of those letters) in a variant with neither
+    ///   castling nor a king swap: read as `-`.
+    ///
+    /// ```
+    /// # use kabir_rules::{Position, variants};
+    /// let shatranj = variants::builtin("shatranj").unwrap();
+    /// let text = "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1";
+    /// assert!(Position::from_fen(&shatranj, text).is_err());
+    /// let (pos, notes) = Position::from_fen_lenient(&shatranj, text).unwrap();
+    /// assert_eq!(pos, Position::start(&shatranj));
+    /// assert_eq!(notes[0].column, 47);
+    /// ```
+    pub fn from_fen_lenient(
+        variant: &Arc<Variant>,
+        text: &str,
+    ) -> Result<(Position, Vec<FenNote>), FenError> {
+        let mut notes = Vec::new();
+        let pos = Self::read_fen(variant, text, Some(&mut notes))?;
+        Ok((pos, notes))
+    }
+
+    /// [`Position::from_fen`], or with `notes` [`Position::from_fen_lenient`].
+    fn read_fen(
+        variant: &Arc<Variant>,
+        text: &str,
+        mut notes: Option<&mut Vec<FenNote>>,
+    ) -> Result<Position, FenError> {
         let col = |byte: usize| text[..byte.min(text.len())].chars().count() + 1;
+        let mut fields = fields(text);
+        if let Some(notes) = notes.as_deref_mut() {
+            lenient_fields(variant, &mut fields, notes, &col);
+        }
         let Some(&(board_at, board)) = fields.first() else {
             return Err(bad(FenErrorKind::Empty, 1, "the position string is empty"));
         };
@@ -378,6 +440,64 @@ fn fields(text: &str) -> Vec<(usize, &str)> {
     }
 }
 
+/// Makes a lenient reading's fields those of the notation, noting each change: fields left
+/// out between the side to move and the counters become `-`, and chess castling rights in a
+/// variant without castling or king swap become `-`. A placeholder field stands at the
+/// offset where the missing field would begin.
+fn lenient_fields<'a>(
+    variant: &Variant,
+    fields: &mut Vec<(usize, &'a str)>,
+    notes: &mut Vec<FenNote>,
+    col: &dyn Fn(usize) -> usize,
+) {
+    let is_number = |f: &str| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit());
+    // Only strings shorter than the notation's six fields can have a field missing.
+    if (3..6).contains(&fields.len()) {
+        let counters = fields[2..]
+            .iter()
+            .rev()
+            .take_while(|(_, f)| is_number(f))
+            .count()
+            .min(2);
+        let present = fields.len() - 2 - counters;
+        if counters > 0 && present < 2 {
+            let (at, _) = fields[2 + present];
+            let missing = if present == 0 {
+                "the swap (castling) and en passant fields are"
+            } else {
+                "the en passant field is"
+            };
+            let counted: Vec<&str> = fields[2 + present..].iter().map(|&(_, f)| f).collect();
+            notes.push(FenNote {
+                kind: FenNoteKind::MissingFields,
+                column: col(at),
+                message: format!(
+                    "{missing} missing before the counters `{}`: assumed `-`",
+                    counted.join(" ")
+                ),
+            });
+            for _ in present..2 {
+                fields.insert(2 + present, (at, "-"));
+            }
+        }
+    }
+    if variant.rules().king_swap.is_none()
+        && let Some(&(at, rights)) = fields.get(2)
+        && rights != "-"
+        && rights.bytes().all(|b| b"KQkq".contains(&b))
+    {
+        notes.push(FenNote {
+            kind: FenNoteKind::ChessCastling,
+            column: col(at),
+            message: format!(
+                "castling rights `{rights}` in {}, which has no castling or king swap: read as `-`",
+                variant.name()
+            ),
+        });
+        fields[2] = (at, "-");
+    }
+}
+
 /// Reads the swap field (`state`): `-`, or the letter of each side that still has its swap.
 fn read_swap_rights(
     pos: &mut Position,
@@ -576,10 +696,7 @@ fn read_board(
                     at += text.len();
                     let written = String::from_utf8_lossy(text);
                     let symbol = written.to_ascii_uppercase();
-                    let Some(kind) = variant
-                        .kind_by_symbol(&symbol)
-                        .filter(|&k| variant.kind(k).symbol == symbol)
-                    else {
+                    let Some(kind) = variant.kind_by_symbol(&symbol) else {
                         return Err(bad(
                             FenErrorKind::UnknownPiece,
                             here,
@@ -633,4 +750,67 @@ fn read_board(
         return Err(bad(FenErrorKind::Board, col(board_at + stop), message));
     }
     Ok(columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variants::builtin;
+
+    const START: &str = "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR";
+
+    #[test]
+    fn missing_middle_fields_are_assumed_with_a_note() {
+        let v = builtin("shatranj").unwrap();
+        let sjaak = format!("{START} w 0 1");
+        let e = Position::from_fen(&v, &sjaak).unwrap_err();
+        assert_eq!(e.kind, FenErrorKind::Swap);
+        let (pos, notes) = Position::from_fen_lenient(&v, &sjaak).unwrap();
+        assert_eq!(pos, Position::start(&v));
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].kind, FenNoteKind::MissingFields);
+        assert_eq!(notes[0].column, START.len() + 4);
+        assert!(notes[0].message.contains("swap (castling) and en passant"));
+
+        let (pos, notes) = Position::from_fen_lenient(&v, &format!("{START} b - 3 9")).unwrap();
+        assert_eq!((pos.halfmove, pos.fullmove), (3, 9));
+        assert_eq!(notes[0].kind, FenNoteKind::MissingFields);
+        assert!(notes[0].message.contains("the en passant field is missing"));
+        assert_eq!(notes[0].column, START.len() + 6);
+    }
+
+    #[test]
+    fn chess_castling_rights_are_dropped_only_where_nothing_castles() {
+        let v = builtin("shatranj").unwrap();
+        let monty = format!("{START} w KQkq - 0 1");
+        assert_eq!(
+            Position::from_fen(&v, &monty).unwrap_err().kind,
+            FenErrorKind::Swap
+        );
+        let (pos, notes) = Position::from_fen_lenient(&v, &monty).unwrap();
+        assert_eq!(pos, Position::start(&v));
+        assert_eq!(
+            (notes[0].kind, notes[0].column),
+            (FenNoteKind::ChessCastling, START.len() + 4)
+        );
+        // A string as the notation writes it needs no note.
+        let (_, notes) = Position::from_fen_lenient(&v, &format!("{START} w - - 0 1")).unwrap();
+        assert!(notes.is_empty());
+        // Tamerlane has a king swap: `Q` is not one of its rights, lenient or not.
+        let t = builtin("tamerlane").unwrap();
+        let fen = t.start_fen().replacen(" - ", " KQkq ", 1);
+        assert!(Position::from_fen_lenient(&t, &fen).is_err());
+    }
+
+    #[test]
+    fn alias_letters_read_in_position_strings() {
+        let v = builtin("shatranj").unwrap();
+        let aliased = "rhekfehr/pppppppp/8/8/8/8/PPPPPPPP/RHAKFANR w - - 0 1";
+        let pos = Position::from_fen(&v, aliased).unwrap();
+        assert_eq!(pos, Position::start(&v));
+        assert_eq!(pos.to_fen(), v.start_fen());
+        let e = Position::from_fen(&v, "rnbkxbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - 0 1")
+            .unwrap_err();
+        assert_eq!((e.kind, e.column), (FenErrorKind::UnknownPiece, 5));
+    }
 }

@@ -14,6 +14,7 @@ pub mod fen;
 mod game;
 pub mod generate;
 mod geometry;
+pub mod letters;
 pub mod limits;
 mod movegen;
 mod movement;
@@ -28,7 +29,7 @@ mod zobrist;
 
 pub use color::{ByColor, Color};
 pub use definition::*;
-pub use fen::{FenError, FenErrorKind};
+pub use fen::{FenError, FenErrorKind, FenNote, FenNoteKind};
 #[doc(hidden)]
 pub use game::{FastMove, Takeback};
 pub use game::{Game, IllegalMove};

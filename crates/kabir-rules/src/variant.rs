@@ -7,6 +7,7 @@ use super::definition::{
     BareKingRule, MoveDef, MovesRef, PermanentCheckRule, PromotionRule, StalemateRule, VariantDef,
 };
 use super::geometry::Geometry;
+use super::letters::{PieceLetters, Role};
 use super::movement::{self, MoveTable};
 use super::square::{Bitboard, Square};
 use super::zobrist::Zobrist;
@@ -72,6 +73,8 @@ pub struct KindInfo {
     pub symbol: String,
     /// Other accepted letters.
     pub aliases: Vec<String>,
+    /// The chess piece whose name it takes in other languages' letters, if any.
+    pub role: Option<Role>,
     /// Whether the piece is royal: it must be checkmated, and a side with exactly one royal
     /// piece may not leave it attacked.
     pub royal: bool,
@@ -201,6 +204,18 @@ pub struct Variant {
     /// The kind each letter names in canonical SAN: a one-letter symbol of a kind that is not
     /// a pawn (aliases and pawn letters are not canonical).
     san_letters: [Option<PieceKind>; 26],
+    /// The set of letters moves are read with, when not the variant's own
+    /// ([`Variant::with_piece_letters`]).
+    input_letters: Option<InputLetters>,
+}
+
+/// A set of other languages' letters as a variant reads moves with it.
+#[derive(Debug, Clone)]
+struct InputLetters {
+    set: &'static PieceLetters,
+    /// Per letter `A` to `Z`: the kind the variant's own letter names, where the set's letter
+    /// names another.
+    shadowed: [Option<PieceKind>; 26],
 }
 
 /// Why a variant definition was refused.
@@ -321,6 +336,7 @@ impl Variant {
             pawn_class: None,
             citadels_of: ByColor::new(Bitboard::EMPTY, Bitboard::EMPTY),
             san_letters: [None; 26],
+            input_letters: None,
             attackers: Vec::new(),
             leapers: Vec::new(),
         };
@@ -474,6 +490,158 @@ impl Variant {
         self.letters.get(i).copied().flatten()
     }
 
+    /// The piece kind that plays a role for other languages' letters, if any (for
+    /// [`Role::Pawn`], the first pawn kind).
+    pub fn kind_by_role(&self, role: Role) -> Option<PieceKind> {
+        self.kinds
+            .iter()
+            .position(|k| k.arrivals == 0 && k.role == Some(role))
+            .map(|i| PieceKind(i as u8))
+    }
+
+    /// This variant reading the piece letters of moves in `set` (`S` for the knight in
+    /// German), for records written in another language. Position strings and what kabir
+    /// writes keep the variant's own letters.
+    ///
+    /// Where the set and the variant's own letters differ on a letter, the set's wins: with
+    /// German letters, Shatranj's `B` is a pawn (Bauer), not the alfil. A letter of the set
+    /// whose role no piece of the variant plays, and every letter the set does not use, keep
+    /// the variant's meaning.
+    ///
+    /// ```
+    /// # use kabir_rules::{letters, variants};
+    /// let shatranj = variants::builtin("shatranj").unwrap();
+    /// let german = shatranj.with_piece_letters(letters::find("de").unwrap());
+    /// let knight = shatranj.kind_by_letter('N');
+    /// assert_eq!(german.kind_by_letter('S'), knight);
+    /// assert_eq!(german.kind_by_letter('N'), knight);
+    /// assert_eq!(german.kind_by_letter('B'), shatranj.kind_by_role(letters::Role::Pawn));
+    /// ```
+    pub fn with_piece_letters(&self, set: &'static PieceLetters) -> Variant {
+        let mut letters = [None; 26];
+        let mut shadowed = [None; 26];
+        // A set with letters beyond ASCII is read through its transliteration, which writes
+        // the roles' English letters.
+        let ascii = |role: Role| match set.letter(role) {
+            Some(l) if l.is_ascii() => l.chars().next(),
+            Some(_) => Some(role.english()),
+            None => None,
+        };
+        for role in Role::ALL {
+            let (Some(letter), Some(kind)) = (ascii(role), self.kind_by_role(role)) else {
+                continue;
+            };
+            let i = (letter as u32).wrapping_sub('A' as u32) as usize;
+            if let Some(slot) = letters.get_mut(i) {
+                *slot = Some(kind);
+                shadowed[i] = self.letters[i].filter(|&own| own != kind);
+            }
+        }
+        for (slot, own) in letters.iter_mut().zip(self.letters) {
+            if slot.is_none() {
+                *slot = own;
+            }
+        }
+        // The letters a move in a fast form may start with: the pieces' letters as read, for
+        // every kind that is not a pawn (a pawn's letter is never written in a fast form).
+        let mut san_letters = [None; 26];
+        for (slot, kind) in san_letters.iter_mut().zip(letters) {
+            *slot = kind.filter(|&k| !self.kind(k).pawn);
+        }
+        // Aliases are no fast form in the variant's own letters: they go the general way,
+        // which notes them; so here for the letters the set does not give.
+        for (i, slot) in san_letters.iter_mut().enumerate() {
+            let from_set = (b'A'..=b'Z').nth(i).is_some_and(|b| {
+                set.role_of(char::from(b)).is_some()
+                    || (set.has_wide_letters()
+                        && Role::ALL.iter().any(|r| r.english() == char::from(b)))
+            });
+            if !from_set && self.san_letters[i].is_none() {
+                *slot = None;
+            }
+        }
+        let mut variant = self.clone();
+        variant.letters = letters;
+        variant.san_letters = san_letters;
+        variant.input_letters = Some(InputLetters { set, shadowed });
+        variant
+    }
+
+    /// Read with another set of letters: each letter the set takes over from the variant's
+    /// own, with the piece it names in the variant and the piece it names in the set. Empty
+    /// when read with the variant's own letters.
+    pub fn letters_taken_over(&self) -> Vec<(char, PieceKind, PieceKind)> {
+        let Some(input) = &self.input_letters else {
+            return Vec::new();
+        };
+        (b'A'..=b'Z')
+            .zip(input.shadowed)
+            .filter_map(|(b, own)| {
+                let letter = b as char;
+                Some((letter, own?, self.kind_by_letter(letter)?))
+            })
+            .collect()
+    }
+
+    /// The set of letters moves are read with, when not the variant's own.
+    pub fn piece_letters(&self) -> Option<&'static PieceLetters> {
+        self.input_letters.as_ref().map(|l| l.set)
+    }
+
+    /// Why a move written with piece letter `letter` may have failed to mean what its writer
+    /// meant, for the message of an illegal move: the letter names another piece in the set
+    /// of letters being read than in the variant's own, or (reading the variant's own) it is
+    /// a letter of some language's set. `None` when there is nothing to say.
+    pub fn letter_note(&self, letter: char) -> Option<String> {
+        let letter = letter.to_ascii_uppercase();
+        let i = (letter as u32).wrapping_sub('A' as u32) as usize;
+        if let Some(input) = &self.input_letters {
+            let own = input.shadowed.get(i).copied().flatten()?;
+            let now = self.kind_by_letter(letter)?;
+            let role = self.kind(now).role?;
+            return Some(format!(
+                "with --piece-letters {}, {letter} is the {} ({} {}); {}'s own {letter}, the {}, \
+                 cannot be written with the {} letters",
+                input.set.code,
+                self.kind(now).name.to_lowercase(),
+                input.set.language,
+                input.set.word(role).unwrap_or(role.as_str()),
+                self.name(),
+                self.kind(own).name.to_lowercase(),
+                input.set.language,
+            ));
+        }
+        if self.kind_by_letter(letter).is_some() {
+            return None;
+        }
+        // Per piece, the sets that name it with this letter.
+        let mut readings: Vec<(PieceKind, Vec<String>)> = Vec::new();
+        for set in &crate::letters::SETS {
+            let Some(kind) = set.role_of(letter).and_then(|r| self.kind_by_role(r)) else {
+                continue;
+            };
+            let name = format!("{} (--piece-letters {})", set.language, set.code);
+            match readings.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, sets)) => sets.push(name),
+                None => readings.push((kind, vec![name])),
+            }
+        }
+        if readings.is_empty() {
+            return None;
+        }
+        let said: Vec<String> = readings
+            .iter()
+            .map(|(kind, sets)| {
+                format!(
+                    "the {} in {} letters",
+                    self.kind(*kind).name.to_lowercase(),
+                    sets.join(", ")
+                )
+            })
+            .collect();
+        Some(format!("{letter} is {}", said.join("; ")))
+    }
+
     /// The kind with an id, if any.
     pub fn kind_by_id(&self, id: &str) -> Option<PieceKind> {
         self.kinds
@@ -620,6 +788,7 @@ fn piece_kinds(def: &VariantDef) -> Result<(Vec<KindInfo>, Vec<Vec<MoveDef>>), S
                 } else {
                     Vec::new()
                 },
+                role: p.role.or(p.pawn.then_some(Role::Pawn)),
                 royal: p.royal,
                 pawn: p.pawn,
                 promotion: Vec::new(),
@@ -628,6 +797,17 @@ fn piece_kinds(def: &VariantDef) -> Result<(Vec<KindInfo>, Vec<Vec<MoveDef>>), S
                 arrivals: arrivals as u8,
                 class: class as u8,
             });
+        }
+    }
+    for role in Role::ALL.into_iter().filter(|&r| r != Role::Pawn) {
+        let mut playing = kinds
+            .iter()
+            .filter(|k| k.arrivals == 0 && k.role == Some(role));
+        if let (Some(a), Some(b)) = (playing.next(), playing.next()) {
+            return Err(format!(
+                "pieces {:?} and {:?} both play the role {role}; at most one may",
+                a.id, b.id
+            ));
         }
     }
     if kinds.len() > MAX_KINDS {

@@ -8,6 +8,7 @@
 
 pub mod parallel;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -59,6 +60,10 @@ pub enum ProblemKind {
     MovesAfterDraw,
     /// Warning: a tag whose name an earlier tag has; the first one counts.
     DuplicateTag,
+    /// Warning (an error with `--strict`): the `FEN` tag departs from the notation in a way
+    /// other programs write (fields left out before the counters, chess castling rights where
+    /// nothing castles), and was read with what the message says was assumed.
+    FenAssumed,
     /// The game's text is longer than the limit on one game: it was not read (see
     /// [`DiagnosticKind::GameTooLarge`]).
     GameTooLarge,
@@ -83,6 +88,7 @@ impl ProblemKind {
             ProblemKind::MissingResult => "missing-result",
             ProblemKind::MovesAfterDraw => "moves-after-draw",
             ProblemKind::DuplicateTag => "duplicate-tag",
+            ProblemKind::FenAssumed => "fen-assumed",
             ProblemKind::GameTooLarge => "game-too-large",
         }
     }
@@ -97,6 +103,7 @@ impl ProblemKind {
                 | ProblemKind::MissingResult
                 | ProblemKind::MovesAfterDraw
                 | ProblemKind::DuplicateTag
+                | ProblemKind::FenAssumed
         )
     }
 }
@@ -405,6 +412,16 @@ impl Replay {
         self.complete && !self.problems.iter().any(|p| p.error)
     }
 
+    /// Makes the warnings about what a lenient reading assumed
+    /// ([`ProblemKind::FenAssumed`]) errors, as `--strict` asks.
+    pub fn strict_position_strings(&mut self) {
+        for p in &mut self.problems {
+            if p.kind == ProblemKind::FenAssumed {
+                p.error = true;
+            }
+        }
+    }
+
     /// The problems that make the game invalid, in file order.
     pub fn errors(&self) -> impl Iterator<Item = &Problem> {
         self.problems.iter().filter(|p| p.error)
@@ -548,27 +565,37 @@ impl Replay {
         source: Option<&'a str>,
         c: &Canon,
         i: usize,
-    ) -> Option<(&'a str, &'static str)> {
+    ) -> Option<(Cow<'a, str>, &'static str)> {
         let (text, last) = match c.text {
             CanonText::Run { end } => {
                 let token = raw.tokens.get(i)?;
                 let TokenKind::Move(packed) = token.kind else {
                     return None;
                 };
-                let len = packed.get()?.len;
-                let start =
-                    usize::try_from(token.span.offset.checked_sub(raw.source_offset)?).ok()?;
-                let range = start..start + len;
-                let text = match source {
-                    Some(s) => s.get(range)?,
-                    None => std::str::from_utf8(raw.source.get(range)?).ok()?,
-                };
-                (text, i + 1 == end as usize)
+                let fast = packed.get()?;
+                if let Some(v) = self
+                    .variant
+                    .as_deref()
+                    .filter(|v| v.piece_letters().is_some())
+                {
+                    let mut text = String::new();
+                    fast_canonical(v, &fast, &mut text);
+                    (Cow::Owned(text), i + 1 == end as usize)
+                } else {
+                    let start =
+                        usize::try_from(token.span.offset.checked_sub(raw.source_offset)?).ok()?;
+                    let range = start..start + fast.len;
+                    let text = match source {
+                        Some(s) => s.get(range)?,
+                        None => std::str::from_utf8(raw.source.get(range)?).ok()?,
+                    };
+                    (Cow::Borrowed(text), i + 1 == end as usize)
+                }
             }
             CanonText::Written { start, len } => {
                 let start = start as usize;
                 let text = self.canonical_text.get(start..start + len as usize)?;
-                (text, true)
+                (Cow::Borrowed(text), true)
             }
         };
         let mark = if last { c.mark } else { None };
@@ -673,7 +700,11 @@ impl Replay {
                         let stop = (end as usize).min(raw.tokens.len()).max(next);
                         if let (Some(run), Some(line)) = (raw.tokens.get(i..stop), lines.last_mut())
                         {
-                            write_run(&mut w, &mut t, raw, run, i, c, line);
+                            let letters = self
+                                .variant
+                                .as_deref()
+                                .filter(|v| v.piece_letters().is_some());
+                            write_run(&mut w, &mut t, raw, run, i, c, line, letters);
                         }
                         next = stop;
                         continue;
@@ -690,7 +721,7 @@ impl Replay {
                     } else {
                         None
                     };
-                    write_move(&mut w, &mut t, line, text, mark, glyph.map(|g| g.as_str()));
+                    write_move(&mut w, &mut t, line, &text, mark, glyph.map(|g| g.as_str()));
                 }
                 TokenKind::Nag(n) => w.push(&format!("${n}")),
                 TokenKind::Comment | TokenKind::LineComment => {
@@ -789,6 +820,7 @@ fn write_run(
     first: usize,
     c: &Canon,
     line: &mut (Turn, Turn, bool),
+    letters: Option<&Variant>,
 ) {
     let CanonText::Run { end } = c.text else {
         return;
@@ -827,6 +859,15 @@ fn write_run(
         } else {
             None
         };
+        if let Some(variant) = letters {
+            // Written in another language's letters: the canonical text is made, not copied.
+            t.clear();
+            fast_canonical(variant, &fast, t);
+            t.push_str(mark.map_or("", Suffix::as_str));
+            t.push_str(glyph.map_or("", |g| g.as_str()));
+            words.word(t.as_bytes(), t.len());
+            continue;
+        }
         if mark.is_none() && glyph.is_none() {
             words.word(source, fast.len);
         } else {
@@ -837,6 +878,26 @@ fn write_run(
             words.word(t.as_bytes(), t.len());
         }
     }
+}
+
+/// The canonical SAN of a move written in a fast form with a variant's letters for reading
+/// ([`Variant::with_piece_letters`]): its piece's own symbol, then the text's file, capture and
+/// destination.
+fn fast_canonical(variant: &Variant, fast: &FastSan, out: &mut String) {
+    use std::fmt::Write;
+    if let Some(kind) = fast
+        .piece
+        .and_then(|l| variant.kind_by_letter(char::from(l)))
+    {
+        out.push_str(&variant.kind(kind).symbol);
+    }
+    if let Some(f) = fast.file {
+        out.push(char::from(b'a' + f));
+    }
+    if fast.capture {
+        out.push('x');
+    }
+    let _ = write!(out, "{}", fast.to);
 }
 
 /// Replays one game read from a file.
@@ -949,6 +1010,53 @@ fn tag_span(raw: &RawGame, name: &str) -> Span {
         .map_or(raw.start, |t| t.span)
 }
 
+/// Where character `column` (from 1, of the unescaped value) of the first tag named `name`
+/// lies in the file: that character, or with `field` the field of the value that starts
+/// there, up to the next blank. Where the tag is not found, where the game starts.
+fn tag_value_span(raw: &RawGame, name: &str, column: usize, field: bool) -> Span {
+    let Some(tag) = raw
+        .tags
+        .iter()
+        .find(|t| raw.bytes(t.name) == name.as_bytes())
+    else {
+        return raw.start;
+    };
+    let value = raw.bytes(tag.value);
+    let text = String::from_utf8_lossy(value);
+    // Walk the escaped text, counting the characters of the value it stands for: `\"` and
+    // `\\` are one character each.
+    let (mut at, mut chars, mut seen) = (0usize, 0u32, 1usize);
+    let mut it = text.char_indices().peekable();
+    while seen < column {
+        let Some((_, c)) = it.next() else { break };
+        chars += 1;
+        if c == '\\' && it.peek().is_some_and(|&(_, n)| n == '"' || n == '\\') {
+            it.next();
+            chars += 1;
+        }
+        seen += 1;
+        at = it.peek().map_or(text.len(), |&(i, _)| i);
+    }
+    if text.len() != value.len() {
+        // Not UTF-8: the character count cannot be mapped to bytes; point at the value.
+        return tag.value;
+    }
+    let rest = &text[at..];
+    let len = if field {
+        rest.find(|c: char| c.is_ascii_whitespace())
+            .unwrap_or(rest.len())
+    } else {
+        rest.chars().next().map_or(0, char::len_utf8)
+    }
+    .max(1);
+    Span {
+        offset: tag.value.offset + at as u64,
+        len: len as u64,
+        line: tag.value.line,
+        column: tag.value.column + chars,
+    }
+}
+
 /// A problem with no move, at `span`.
 fn game_problem(kind: ProblemKind, span: Span, text: &str, message: String) -> Problem {
     Problem::at(kind, kind.is_error(), span, text, message)
@@ -995,13 +1103,25 @@ fn variant_and_start(
     };
     r.variant = Some(variant.clone());
     let start = match raw.tag(tags::FEN) {
-        Some(fen) => match Position::from_fen(&variant, &fen) {
-            Ok(p) => p,
+        Some(fen) => match Position::from_fen_lenient(&variant, &fen) {
+            Ok((p, notes)) => {
+                for note in notes {
+                    let span = tag_value_span(raw, tags::FEN, note.column, true);
+                    r.problems.push(game_problem(
+                        ProblemKind::FenAssumed,
+                        span,
+                        &raw.text(span),
+                        format!("FEN: {}", note.message),
+                    ));
+                }
+                p
+            }
             Err(e) => {
+                let span = tag_value_span(raw, tags::FEN, e.column, false);
                 r.problems.push(game_problem(
                     ProblemKind::BadFen,
-                    tag_span(raw, tags::FEN),
-                    &fen,
+                    span,
+                    &raw.text(span),
                     format!("bad FEN for {}: {e}", variant.name()),
                 ));
                 return None;
@@ -1259,6 +1379,14 @@ fn play(
                 ResolveError::Ambiguous { .. } => "several legal moves fit".to_string(),
                 other => other.to_string(),
             };
+            if let San::Normal {
+                piece: Some(letter),
+                ..
+            } = sp.san
+                && let Some(note) = pos.variant().letter_note(letter.char())
+            {
+                message = format!("{message}; {note}");
+            }
             if kind == ProblemKind::IllegalMove
                 && pos.variant().rules().permanent_check == kabir_rules::PermanentCheckRule::Illegal
             {
@@ -1434,6 +1562,19 @@ fn finish(
         },
     };
     let canonical = text.get(start..).unwrap_or_default();
+    // Read with another language's letters, a move written in them is as canonical as can be.
+    let in_set;
+    let body = match game.position().variant().piece_letters() {
+        Some(set) if body != canonical => {
+            in_set = in_letters(game.position().variant(), set, canonical);
+            if in_set.as_deref() == Some(body) {
+                canonical
+            } else {
+                body
+            }
+        }
+        _ => body,
+    };
     let mark_right = written_mark == mark
         || (written_mark == Some(Suffix::Mate)
             && mark == Some(Suffix::Check)
@@ -1459,6 +1600,31 @@ fn finish(
         ));
     }
     mark
+}
+
+/// Canonical SAN written with a set of other languages' letters: the piece letter that starts
+/// it and the one after `=`, where the set has one for the piece's role. `None` when a letter
+/// is no piece's.
+fn in_letters(
+    variant: &Variant,
+    set: &kabir_rules::letters::PieceLetters,
+    canonical: &str,
+) -> Option<String> {
+    let mut out = String::with_capacity(canonical.len() + 2);
+    let mut prev = None;
+    for (i, c) in canonical.char_indices() {
+        if c.is_ascii_uppercase() && (i == 0 || prev == Some('=')) {
+            let kind = variant.kind_by_symbol(c.encode_utf8(&mut [0; 4]))?;
+            match variant.kind(kind).role.and_then(|r| set.letter(r)) {
+                Some(l) => out.push_str(l),
+                None => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    Some(out)
 }
 
 /// Whether the game just ended by checkmate.

@@ -37,7 +37,8 @@ pub struct ReplayOptions {
     /// replay only checks the game ([`replay_unhashed`]), which is faster.
     pub hashes: bool,
     /// Report every move written in coordinate form, instead of one warning for a game
-    /// written entirely so ([`Replay::group_coordinate_warnings`]).
+    /// written entirely so ([`Replay::group_coordinate_warnings`]), and make what a lenient
+    /// reading of the `FEN` tag assumed an error ([`Replay::strict_position_strings`]).
     pub strict: bool,
     /// The most bytes one game's text may take; `None` for the reader's default
     /// ([`ReaderOptions::max_game_bytes`]).
@@ -67,6 +68,7 @@ where
         input,
         ReaderOptions {
             max_game_bytes: options.max_game_bytes.unwrap_or(defaults.max_game_bytes),
+            piece_letters: registry.piece_letters(),
             ..defaults
         },
         |raw| {
@@ -75,7 +77,9 @@ where
             } else {
                 replay_unhashed(&raw, registry)
             };
-            if !options.strict {
+            if options.strict {
+                r.strict_position_strings();
+            } else {
                 r.group_coordinate_warnings(&raw);
             }
             work(raw, r)

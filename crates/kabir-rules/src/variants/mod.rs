@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use crate::letters::PieceLetters;
 use crate::{Variant, VariantDef};
 
 /// A built-in definition: its id and its TOML text.
@@ -176,11 +177,15 @@ pub fn builtin(name: &str) -> Result<Arc<Variant>, LoadError> {
 pub struct Registry {
     variants: Vec<Arc<Entry>>,
     default: Option<Arc<Variant>>,
+    /// The set of piece letters its variants read moves in, if not their own.
+    letters: Option<&'static PieceLetters>,
 }
 
 /// One variant of a registry: its names, and the variant once compiled.
 #[derive(Debug)]
 struct Entry {
+    /// The letters moves are read with, when not the variant's own.
+    letters: Option<&'static PieceLetters>,
     id: String,
     /// The id, folded.
     folded_id: String,
@@ -197,6 +202,7 @@ impl Entry {
         let mut names = vec![fold(id), fold(name)];
         names.extend(aliases.iter().map(|a| fold(a)));
         Entry {
+            letters: None,
             id: id.to_string(),
             folded_id: fold(id),
             names: OnceLock::from(names),
@@ -207,6 +213,7 @@ impl Entry {
 
     fn builtin(id: &str, text: &'static str) -> Entry {
         Entry {
+            letters: None,
             id: id.to_string(),
             folded_id: fold(id),
             names: OnceLock::new(),
@@ -230,7 +237,11 @@ impl Entry {
         self.compiled
             .get_or_init(|| {
                 let text = self.text?;
-                from_toml(text, &format!("built-in {}", self.id)).ok()
+                let variant = from_toml(text, &format!("built-in {}", self.id)).ok()?;
+                Some(match self.letters {
+                    Some(set) => Arc::new(variant.with_piece_letters(set)),
+                    None => variant,
+                })
             })
             .as_ref()
     }
@@ -256,6 +267,7 @@ impl Registry {
         Registry {
             variants,
             default: None,
+            letters: None,
         }
     }
 
@@ -264,6 +276,47 @@ impl Registry {
         let entry = Entry::new(variant.id(), variant.name(), variant.aliases());
         let _ = entry.compiled.set(Some(variant));
         self.variants.insert(0, Arc::new(entry));
+    }
+
+    /// The same variants reading the piece letters of moves in `set`
+    /// ([`Variant::with_piece_letters`]); position strings keep the variants' own letters.
+    pub fn with_piece_letters(&self, set: &'static PieceLetters) -> Registry {
+        let variants = self
+            .variants
+            .iter()
+            .map(|e| {
+                let entry = Entry {
+                    letters: Some(set),
+                    id: e.id.clone(),
+                    folded_id: e.folded_id.clone(),
+                    names: OnceLock::new(),
+                    text: e.text,
+                    compiled: OnceLock::new(),
+                };
+                if let Some(names) = e.names.get() {
+                    let _ = entry.names.set(names.clone());
+                }
+                if e.text.is_none() {
+                    let view = e.variant().map(|v| Arc::new(v.with_piece_letters(set)));
+                    let _ = entry.compiled.set(view);
+                }
+                Arc::new(entry)
+            })
+            .collect();
+        Registry {
+            variants,
+            default: self
+                .default
+                .as_ref()
+                .map(|v| Arc::new(v.with_piece_letters(set))),
+            letters: Some(set),
+        }
+    }
+
+    /// The set of piece letters the variants read moves in, when not their own
+    /// ([`Registry::with_piece_letters`]).
+    pub fn piece_letters(&self) -> Option<&'static PieceLetters> {
+        self.letters
     }
 
     /// Sets the variant for games without a `Variant` tag.
