@@ -469,7 +469,7 @@ impl Replay {
         let message = format!(
             "written in coordinate form ({count} move{}{unmarked_note}); canonical SAN is {}",
             if count == 1 { "" } else { "s" },
-            self.opening_san(COORDINATE_PLIES_SHOWN)
+            self.opening_san(raw, COORDINATE_PLIES_SHOWN)
         );
         self.problems.push(Problem {
             ply: Some(1),
@@ -484,32 +484,55 @@ impl Replay {
         self.problems.sort_by_key(|p| (p.line, p.column));
     }
 
-    /// The first `plies` moves of the main line in canonical SAN with move numbers, followed by
-    /// `…` if there are more.
-    fn opening_san(&self, plies: usize) -> String {
+    /// The first `plies` moves of the main line as [`Replay::write_canonical`] writes the main
+    /// line alone (canonical SAN with its check mark and glyph, move numbers; no comments,
+    /// NAGs or variations), followed by ` …` if there are more. Taken from the same canonical
+    /// entries as the writer, so that the two cannot disagree.
+    fn opening_san(&self, raw: &RawGame, plies: usize) -> String {
         let Some(game) = self.game.as_deref() else {
             return String::new();
         };
-        let mut pos = game.start().clone();
+        let start = game.start();
+        let first: Turn = (start.fullmove_number(), start.turn());
+        let mut line: (Turn, Turn, bool) = (first, first, true);
+        let source = std::str::from_utf8(&raw.source).ok();
+        let mut canonical = self.canonical.iter().peekable();
+        let mut depth = 0usize;
+        let mut shown = 0usize;
         let mut out = String::new();
-        for (i, &m) in game.moves().iter().enumerate() {
-            if i == plies {
-                out.push_str(" …");
-                break;
+        for (i, tok) in raw.tokens.iter().enumerate() {
+            match tok.kind {
+                TokenKind::VariationStart => depth += 1,
+                TokenKind::VariationEnd => depth = depth.saturating_sub(1),
+                TokenKind::Move(_) if depth == 0 => {
+                    while canonical.next_if(|c| c.before(i)).is_some() {}
+                    let Some(c) = canonical.peek().filter(|c| c.token as usize <= i) else {
+                        continue;
+                    };
+                    let Some((text, mark)) = self.canonical_move(raw, source, c, i) else {
+                        continue;
+                    };
+                    if shown == plies {
+                        out.push_str(" …");
+                        break;
+                    }
+                    if shown > 0 {
+                        out.push(' ');
+                    }
+                    if let Some((n, black)) = take_turn(&mut line) {
+                        out.push_str(&format!("{n}{} ", if black { "..." } else { "." }));
+                    }
+                    out.push_str(text);
+                    out.push_str(mark);
+                    if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?'))
+                        && let Some(g) = raw.san(tok).and_then(|sp| sp.glyph)
+                    {
+                        out.push_str(g.as_str());
+                    }
+                    shown += 1;
+                }
+                _ => {}
             }
-            let n = pos.fullmove_number();
-            let number = match pos.turn() {
-                Color::White => format!("{n}. "),
-                Color::Black if i == 0 => format!("{n}... "),
-                Color::Black => String::new(),
-            };
-            if i > 0 {
-                out.push(' ');
-            }
-            out.push_str(&number);
-            let legal = pos.legal_moves();
-            out.push_str(&san(&pos, m, &legal));
-            pos.play_unchecked(m);
         }
         out
     }
