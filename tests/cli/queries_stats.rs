@@ -285,3 +285,49 @@ fn long_openings_count_as_brute_force_and_the_bounds_hold() {
         assert_eq!(out.status.code(), Some(2), "{option} {past}");
     }
 }
+
+/// Games without a move from the standard start have an opening row of their own, named
+/// `(no moves)` in the table, JSON and CSV alike, whether the summaries answer or the games
+/// are read (a condition, or openings longer than the summaries keep).
+#[test]
+fn games_without_moves_have_a_named_opening_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("empty.pgn");
+    std::fs::write(
+        &file,
+        "[Event \"e\"]\n[Variant \"Shatranj\"]\n[Result \"*\"]\n\n*\n\n\
+         [Event \"f\"]\n[Variant \"Shatranj\"]\n[Result \"1-0\"]\n\n1. e3 e6 1-0\n",
+    )
+    .unwrap();
+    let db = dir.path().join("empty.db");
+    assert!(
+        kabir()
+            .args(["import", "--db"])
+            .arg(&db)
+            .arg(&file)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    for conditions in [&[][..], &["--event", "e"], &["--opening-plies", "6"]] {
+        let mut args = vec!["stats", "--by", "opening"];
+        args.extend(conditions);
+        let s = json(&db, &args);
+        let keys: Vec<&str> = s["openings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["key"].as_str().unwrap())
+            .collect();
+        assert!(keys.contains(&"(no moves)"), "{conditions:?}: {keys:?}");
+        assert!(!keys.contains(&""), "{conditions:?}: {keys:?}");
+        assert_eq!(s["groups"], s["openings"]);
+        let table = ok(&db, &args);
+        assert!(table.contains("│ (no moves) │ shatranj │ 1 "), "{table}");
+        args.extend(["--format", "csv"]);
+        let csv = ok(&db, &args);
+        assert!(csv.contains("openings,(no moves),key,(no moves)"), "{csv}");
+        assert!(!csv.contains("openings,,"), "{csv}");
+    }
+}
