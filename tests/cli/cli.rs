@@ -28,6 +28,14 @@ fn variants_lists_every_builtin_with_its_start() {
             v.id()
         );
     }
+    // The names other programs give a variant, where there are any.
+    assert!(
+        text.contains(
+            "uci: shatranj; xboard: shatranj; pychess: shatranj; fairy-stockfish: shatranj; \
+             tags seen: Shatranj, shatranj"
+        ),
+        "{text}"
+    );
 }
 
 /// Where the golden files live; paths are given relative to the crate so that the reports
