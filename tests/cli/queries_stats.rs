@@ -331,3 +331,76 @@ fn games_without_moves_have_a_named_opening_row() {
         assert!(!csv.contains("openings,,"), "{csv}");
     }
 }
+
+/// A game the rules ended (here by a bare king, 1-0) written with the result `*` is the
+/// warning `result-unfinished`, and is recorded with the rules' result: `stats` counts it once,
+/// as a White win ended by a bare king, not also as unfinished; the same game written `1-0`
+/// is then a duplicate of it.
+#[test]
+fn a_star_on_a_game_the_rules_ended_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("star.pgn");
+    let game = |result: &str| {
+        format!(
+            "[Event \"e\"]\n[White \"Ann\"]\n[Black \"Bob\"]\n[Result \"{result}\"]\n\
+             [Variant \"Shatranj\"]\n[FEN \"1k6/2R5/8/8/8/8/5r2/6K1 w - - 0 1\"]\n\n\
+             1. Kxf2 Ka8 {result}\n\n"
+        )
+    };
+    std::fs::write(&file, game("*") + &game("1-0")).unwrap();
+    let validate = kabir()
+        .args(["validate", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(validate.stdout).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["valid"], true, "{text}");
+    assert_eq!(first["warnings"][0]["kind"], "result-unfinished", "{text}");
+    assert!(
+        first["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bare king (1-0)"),
+        "{text}"
+    );
+    let db = dir.path().join("star.db");
+    let import = kabir()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report = String::from_utf8(import.stdout).unwrap();
+    assert!(
+        report.contains("imported: 1, duplicates: 1"),
+        "{report}{}",
+        String::from_utf8_lossy(&import.stderr)
+    );
+    for conditions in [&[][..], &["--player", "Ann"]] {
+        let mut args = vec!["stats"];
+        args.extend(conditions);
+        let s = json(&db, &args);
+        assert_eq!(s["games"], 1, "{conditions:?}");
+        assert_eq!(s["results"]["white_wins"], 1, "{conditions:?}");
+        assert_eq!(s["results"]["unfinished"], 0, "{conditions:?}");
+        let ends: Vec<(String, u64)> = s["terminations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["termination"].as_str().unwrap().to_string(),
+                    e["games"].as_u64().unwrap(),
+                )
+            })
+            .filter(|e| e.1 > 0)
+            .collect();
+        assert_eq!(ends, [("bare king".to_string(), 1)], "{conditions:?}");
+    }
+    let export = ok(&db, &["export"]);
+    assert!(
+        export.contains("[Result \"1-0\"]") && export.contains("Ka8 1-0"),
+        "{export}"
+    );
+}

@@ -59,6 +59,10 @@ pub enum ProblemKind {
     MovesAfterDraw,
     /// Warning: a tag whose name an earlier tag has; the first one counts.
     DuplicateTag,
+    /// Warning: the result written is `*` though the rules ended the game (checkmate,
+    /// stalemate, a bare king, a citadel entered); the game's result is the one the rules
+    /// give ([`Replay::recorded_result`]).
+    ResultUnfinished,
     /// The game's text is longer than the limit on one game: it was not read (see
     /// [`DiagnosticKind::GameTooLarge`]).
     GameTooLarge,
@@ -83,6 +87,7 @@ impl ProblemKind {
             ProblemKind::MissingResult => "missing-result",
             ProblemKind::MovesAfterDraw => "moves-after-draw",
             ProblemKind::DuplicateTag => "duplicate-tag",
+            ProblemKind::ResultUnfinished => "result-unfinished",
             ProblemKind::GameTooLarge => "game-too-large",
         }
     }
@@ -97,6 +102,7 @@ impl ProblemKind {
                 | ProblemKind::MissingResult
                 | ProblemKind::MovesAfterDraw
                 | ProblemKind::DuplicateTag
+                | ProblemKind::ResultUnfinished
         )
     }
 }
@@ -562,6 +568,19 @@ impl Replay {
             .map_or_else(|| "*".to_string(), |r| r.as_str().to_string())
     }
 
+    /// The game's result as `--fix`, the canonical text and the database record it: the
+    /// claimed result ([`Replay::claimed_result`]), except that `*` on a game the rules ended
+    /// is the result they give (the warning [`ProblemKind::ResultUnfinished`]).
+    pub fn recorded_result(&self, raw: &RawGame) -> String {
+        let claimed = Self::claimed_result(raw);
+        match self.status() {
+            Some(Status::Over { outcome, .. }) if claimed == "*" && self.complete => {
+                outcome.as_pgn().to_string()
+            }
+            _ => claimed,
+        }
+    }
+
     /// The canonical SAN and check mark of the move that movetext token `i`, of entry `c`,
     /// resolved to. `source` is the game's text when it is UTF-8 (checked once for the whole
     /// game, rather than move by move).
@@ -625,7 +644,7 @@ impl Replay {
                 value = v.name().to_string();
             }
             if name == tags::RESULT {
-                value = Self::claimed_result(raw);
+                value = self.recorded_result(raw);
             }
             tag_list.push((name, value));
         }
@@ -639,7 +658,7 @@ impl Replay {
         {
             tag_list.push((tags::SET_UP.to_string(), "1".to_string()));
         }
-        let result = Self::claimed_result(raw);
+        let result = self.recorded_result(raw);
         for tag in tags::SEVEN_TAG_ROSTER {
             if !tag_list.iter().any(|(n, _)| n == tag) {
                 let value = match tag {
@@ -664,7 +683,7 @@ impl Replay {
     /// [`Replay::write_canonical`] with tags already put in canonical order by
     /// [`Replay::canonical_tags`], for callers that need them too.
     pub fn write_canonical_with(&self, raw: &RawGame, tag_list: &[(String, String)]) -> String {
-        let result = Self::claimed_result(raw);
+        let result = self.recorded_result(raw);
         let mut out = String::with_capacity(raw.source.len() + 256);
         write_tags(&mut out, tag_list);
         out.push('\n');
@@ -1188,6 +1207,7 @@ fn judge_end(r: &mut Replay, raw: &RawGame, mut main: Frame) {
             outcome,
         } = status
     {
+        let mut contradicted = false;
         for (claimed, span) in [
             (written, result_span),
             (tagged, tag_span(raw, tags::RESULT)),
@@ -1213,8 +1233,27 @@ fn judge_end(r: &mut Replay, raw: &RawGame, mut main: Frame) {
                         ),
                     )
                 });
+                contradicted = true;
                 break;
             }
+        }
+        // `*` is no claim against the rules, but the game is not unfinished either.
+        let unfinished = match (written, tagged) {
+            (Some(GameResult::Unknown), _) => Some(result_span),
+            (None, Some(GameResult::Unknown)) => Some(tag_span(raw, tags::RESULT)),
+            _ => None,
+        };
+        if let (false, Some(span)) = (contradicted, unfinished) {
+            r.problems.push(game_problem(
+                ProblemKind::ResultUnfinished,
+                span,
+                "*",
+                format!(
+                    "the result is * but the game ended by {} ({}): that result is recorded",
+                    termination.as_str(),
+                    outcome.as_pgn()
+                ),
+            ));
         }
     }
     r.game = Some(main.game);
