@@ -10,12 +10,53 @@ pub struct VariantsArgs {
     /// position.
     #[arg(long)]
     pub verbose: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One line per variant (more with --verbose).
+    Text,
+    /// One JSON array: per variant its `id`, `name`, `aliases`, `names` (the names other
+    /// programs give it: `uci`, `xboard`, `pychess`, `fairy_stockfish`, `tags`; fields no
+    /// program uses left out), `description` and `start`.
+    Json,
+}
+
+/// A variant as `--format json` lists it.
+#[derive(serde::Serialize)]
+struct Listed<'a> {
+    id: &'a str,
+    name: &'a str,
+    aliases: &'a [String],
+    names: &'a kabir::rules::OtherNames,
+    description: &'a str,
+    start: &'a str,
 }
 
 pub fn run(args: &VariantsArgs, out: &mut dyn std::io::Write) -> Result<()> {
     // The definitions say all that is listed: building each variant's move tables would cost
     // tens of milliseconds for nothing shown.
-    for d in kabir::variants::builtin_definitions() {
+    let defs = kabir::variants::builtin_definitions();
+    if args.format == Format::Json {
+        let listed: Vec<Listed> = defs
+            .iter()
+            .map(|d| Listed {
+                id: &d.id,
+                name: &d.name,
+                aliases: &d.aliases,
+                names: &d.names,
+                description: &d.description,
+                start: &d.start,
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
+        return Ok(());
+    }
+    for d in defs {
         writeln!(out, "{:<22} {}", d.id, d.description)?;
         if args.verbose {
             writeln!(out, "{:<22} aliases: {}", "", d.aliases.join(", "))?;

@@ -38,6 +38,27 @@ fn variants_lists_every_builtin_with_its_start() {
     );
 }
 
+/// `kabir variants --format json` gives each variant's names, those of other programs
+/// included (left out where no program uses them).
+#[test]
+fn variants_in_json_name_what_other_programs_call_them() {
+    let text = stdout(kabir().args(["variants", "--format", "json"]));
+    let list: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), kabir::variants::builtin_ids().len());
+    let shatranj = list.iter().find(|v| v["id"] == "shatranj").unwrap();
+    assert_eq!(
+        shatranj["names"],
+        serde_json::json!({
+            "uci": "shatranj", "xboard": "shatranj", "pychess": "shatranj",
+            "fairy_stockfish": "shatranj", "tags": ["Shatranj", "shatranj"]
+        })
+    );
+    let tamerlane = list.iter().find(|v| v["id"] == "tamerlane").unwrap();
+    assert_eq!(tamerlane["names"], serde_json::json!({}));
+    assert!(tamerlane["aliases"].as_array().unwrap().len() > 1);
+}
+
 /// Where the golden files live; paths are given relative to the crate so that the reports
 /// name them the same way on every machine.
 const GOLDEN: &str = "tests/data/cli";
