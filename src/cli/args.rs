@@ -123,7 +123,7 @@ impl VariantArgs {
         let mut registry = kabir::variants::Registry::builtin();
         if let Some(path) = &self.variant_file {
             let v = variants::load_file(path)?;
-            registry.add(v.clone());
+            registry.add(v.clone())?;
             registry.set_default(Some(v));
         }
         if let Some(name) = &self.variant {

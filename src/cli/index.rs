@@ -108,7 +108,7 @@ fn rebuild(args: &RebuildArgs, out: &mut dyn Write) -> Result<bool> {
     must_exist(&args.db.db)?;
     let mut registry = kabir::variants::Registry::builtin();
     for path in &args.variant_file {
-        registry.add(kabir::variants::load_file(path)?);
+        registry.add(kabir::variants::load_file(path)?)?;
     }
     let mut db = Database::create_or_open(&args.db.db).context("cannot open the database")?;
     let started = Instant::now();

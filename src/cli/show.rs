@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use kabir::db::{GameAnswer, GameId, StoredGame};
+use kabir::notation::san::Glyph;
 use kabir::render::{Charset, TextBoard};
 use kabir::rules::{Color, Position};
 
@@ -76,6 +77,31 @@ fn movetext(start: &Position, sans: &[String], ply: usize) -> String {
     parts.join(" ")
 }
 
+/// Adds to each move of the main line the glyphs and NAGs written on it (`Qd2!!`, `Kf5 $14`),
+/// as the JSON form and `kabir export` keep them.
+fn annotate(
+    sans: &mut [String],
+    game: &StoredGame,
+    registry: &kabir::variants::Registry,
+) -> Result<()> {
+    let answer =
+        GameAnswer::new(game, registry, Some(0)).map_err(super::query::stored_game_error)?;
+    for (san, m) in sans.iter_mut().zip(&answer.moves) {
+        let mut glyph = true;
+        for &nag in &m.nags {
+            match Glyph::ALL.get(usize::from(nag).wrapping_sub(1)) {
+                Some(g) if glyph => san.push_str(g.as_str()),
+                _ => {
+                    san.push_str(" $");
+                    san.push_str(&nag.to_string());
+                }
+            }
+            glyph = false;
+        }
+    }
+    Ok(())
+}
+
 /// Shows the game; exit status 1 if there is no such game.
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<bool> {
     if let Some(path) = &args.diagram {
@@ -126,7 +152,8 @@ fn show(
     let stored = super::query::stored_game_error;
     let start = game.position_at(registry, 0).map_err(stored)?;
     let pos = game.position_at(registry, ply).map_err(stored)?;
-    let sans = game.san_moves(registry).map_err(stored)?;
+    let mut sans = game.san_moves(registry).map_err(stored)?;
+    annotate(&mut sans, game, registry)?;
     writeln!(
         out,
         "game {} ({})",

@@ -28,6 +28,35 @@ fn variants_lists_every_builtin_with_its_start() {
             v.id()
         );
     }
+    // The names other programs give a variant, where there are any.
+    assert!(
+        text.contains(
+            "uci: shatranj; xboard: shatranj; pychess: shatranj; fairy-stockfish: shatranj; \
+             tags seen: Shatranj, shatranj"
+        ),
+        "{text}"
+    );
+}
+
+/// `kabir variants --format json` gives each variant's names, those of other programs
+/// included (left out where no program uses them).
+#[test]
+fn variants_in_json_name_what_other_programs_call_them() {
+    let text = stdout(kabir().args(["variants", "--format", "json"]));
+    let list: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), kabir::variants::builtin_ids().len());
+    let shatranj = list.iter().find(|v| v["id"] == "shatranj").unwrap();
+    assert_eq!(
+        shatranj["names"],
+        serde_json::json!({
+            "uci": "shatranj", "xboard": "shatranj", "pychess": "shatranj",
+            "fairy_stockfish": "shatranj", "tags": ["Shatranj", "shatranj"]
+        })
+    );
+    let tamerlane = list.iter().find(|v| v["id"] == "tamerlane").unwrap();
+    assert_eq!(tamerlane["names"], serde_json::json!({}));
+    assert!(tamerlane["aliases"].as_array().unwrap().len() > 1);
 }
 
 /// Where the golden files live; paths are given relative to the crate so that the reports
@@ -270,6 +299,60 @@ fn a_game_in_coordinate_form_gets_one_warning() {
     assert_eq!(strict[0].len(), 11, "{:?}", strict[0]);
     assert_eq!(strict[1].len(), 7, "{:?}", strict[1]);
     assert_eq!(strict[2], games[2]);
+}
+
+/// The moves of a game in coordinate form as its one warning gives them are the first moves
+/// `--fix` writes: the same check and mate marks, glyphs and move numbers, cut after twelve
+/// plies with `…`.
+#[test]
+fn the_coordinate_form_hint_is_what_fix_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = dir.path().join("fixed.pgn");
+    let file = format!("{GOLDEN}/coordinates-marks.pgn");
+    let mut cmd = in_crate(&["validate", "--format", "json", "--fix"]);
+    let json = stdout(cmd.arg(&fixed).arg(&file));
+    let hints: Vec<String> = json
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|g| g.get("game").is_some())
+        .map(|g| {
+            let message = g["warnings"][0]["message"].as_str().unwrap().to_string();
+            message
+                .split_once("canonical SAN is ")
+                .unwrap()
+                .1
+                .to_string()
+        })
+        .collect();
+    let written = std::fs::read_to_string(&fixed).unwrap();
+    let movetexts: Vec<Vec<&str>> = written
+        .split("[Event ")
+        .skip(1)
+        .map(|game| {
+            game.lines()
+                .skip(1)
+                .filter(|l| !l.starts_with('['))
+                .flat_map(str::split_whitespace)
+                .collect()
+        })
+        .collect();
+    assert_eq!((hints.len(), movetexts.len()), (3, 3), "{json}\n{written}");
+    for (hint, fix) in hints.iter().zip(&movetexts) {
+        let hint: Vec<&str> = hint.split_whitespace().collect();
+        let moves = &fix[..fix.len() - 1];
+        let shown = match hint.last() {
+            Some(&"…") => &hint[..hint.len() - 1],
+            _ => &hint[..],
+        };
+        assert_eq!(shown, &moves[..shown.len()], "{hint:?} {fix:?}");
+        assert_eq!(hint.last() == Some(&"…"), shown.len() < moves.len());
+    }
+    assert_eq!(
+        hints[0],
+        "1. Nxg7+ Kd8 2. Nxf7+ Kc7 3. Ne8+ Kb7 4. Nd8+ Ka6 5. Nc7+ Ka5 6. Nb7+ Ka4 …"
+    );
+    assert_eq!(hints[1], "1... Kd8 2. Nxg7!! Kc7 3. Nxf7");
+    assert_eq!(hints[2], "7. Qb3+ Ka3 8. Bc1#");
 }
 
 /// A database of the samples and 200 random Shatranj games; returns its path.

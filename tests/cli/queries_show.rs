@@ -89,3 +89,34 @@ fn the_game_answer_agrees_with_the_stored_game() {
     );
     assert_eq!(v["moves"][3]["fen"], v["fen"]);
 }
+
+/// The text form keeps the glyphs written on the moves (al-Suli's diamond, Averbakh's line with
+/// `9. Fd2!!`), as the JSON form and `kabir export` do.
+#[test]
+fn the_text_form_keeps_the_glyphs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("glyphs.db");
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/cli/as-suli-diamond.pgn"
+    );
+    let import = crate::queries_common::kabir()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(import.status.success());
+    let text = crate::queries_common::ok(&db, &["show", "1"]);
+    assert!(
+        text.contains("8. Kg6 Kg8 9. Qd2!! Kf8 10. Qc1 Ke7 11. [Kf5] *"),
+        "{text}"
+    );
+    let at = crate::queries_common::ok(&db, &["show", "1", "--ply", "17"]);
+    assert!(at.contains("9. [Qd2!!] Kf8"), "{at}");
+    assert!(at.contains("board after ply 17 (9. Qd2!!)"), "{at}");
+    let answer = json(&db, &["show", "1"]);
+    assert_eq!(answer["moves"][16]["nags"], serde_json::json!([3]));
+    let export = crate::queries_common::ok(&db, &["export"]);
+    assert!(export.contains("Qd2!!"), "{export}");
+}

@@ -285,3 +285,122 @@ fn long_openings_count_as_brute_force_and_the_bounds_hold() {
         assert_eq!(out.status.code(), Some(2), "{option} {past}");
     }
 }
+
+/// Games without a move from the standard start have an opening row of their own, named
+/// `(no moves)` in the table, JSON and CSV alike, whether the summaries answer or the games
+/// are read (a condition, or openings longer than the summaries keep).
+#[test]
+fn games_without_moves_have_a_named_opening_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("empty.pgn");
+    std::fs::write(
+        &file,
+        "[Event \"e\"]\n[Variant \"Shatranj\"]\n[Result \"*\"]\n\n*\n\n\
+         [Event \"f\"]\n[Variant \"Shatranj\"]\n[Result \"1-0\"]\n\n1. e3 e6 1-0\n",
+    )
+    .unwrap();
+    let db = dir.path().join("empty.db");
+    assert!(
+        kabir()
+            .args(["import", "--db"])
+            .arg(&db)
+            .arg(&file)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    for conditions in [&[][..], &["--event", "e"], &["--opening-plies", "6"]] {
+        let mut args = vec!["stats", "--by", "opening"];
+        args.extend(conditions);
+        let s = json(&db, &args);
+        let keys: Vec<&str> = s["openings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["key"].as_str().unwrap())
+            .collect();
+        assert!(keys.contains(&"(no moves)"), "{conditions:?}: {keys:?}");
+        assert!(!keys.contains(&""), "{conditions:?}: {keys:?}");
+        assert_eq!(s["groups"], s["openings"]);
+        let table = ok(&db, &args);
+        assert!(table.contains("│ (no moves) │ shatranj │ 1 "), "{table}");
+        args.extend(["--format", "csv"]);
+        let csv = ok(&db, &args);
+        assert!(csv.contains("openings,(no moves),key,(no moves)"), "{csv}");
+        assert!(!csv.contains("openings,,"), "{csv}");
+    }
+}
+
+/// A game the rules ended (here by a bare king, 1-0) written with the result `*` is the
+/// warning `result-unfinished`, and is recorded with the rules' result: `stats` counts it once,
+/// as a White win ended by a bare king, not also as unfinished; the same game written `1-0`
+/// is then a duplicate of it.
+#[test]
+fn a_star_on_a_game_the_rules_ended_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("star.pgn");
+    let game = |result: &str| {
+        format!(
+            "[Event \"e\"]\n[White \"Ann\"]\n[Black \"Bob\"]\n[Result \"{result}\"]\n\
+             [Variant \"Shatranj\"]\n[FEN \"1k6/2R5/8/8/8/8/5r2/6K1 w - - 0 1\"]\n\n\
+             1. Kxf2 Ka8 {result}\n\n"
+        )
+    };
+    std::fs::write(&file, game("*") + &game("1-0")).unwrap();
+    let validate = kabir()
+        .args(["validate", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(validate.stdout).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["valid"], true, "{text}");
+    assert_eq!(first["warnings"][0]["kind"], "result-unfinished", "{text}");
+    assert!(
+        first["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bare king (1-0)"),
+        "{text}"
+    );
+    let db = dir.path().join("star.db");
+    let import = kabir()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report = String::from_utf8(import.stdout).unwrap();
+    assert!(
+        report.contains("imported: 1, duplicates: 1"),
+        "{report}{}",
+        String::from_utf8_lossy(&import.stderr)
+    );
+    for conditions in [&[][..], &["--player", "Ann"]] {
+        let mut args = vec!["stats"];
+        args.extend(conditions);
+        let s = json(&db, &args);
+        assert_eq!(s["games"], 1, "{conditions:?}");
+        assert_eq!(s["results"]["white_wins"], 1, "{conditions:?}");
+        assert_eq!(s["results"]["unfinished"], 0, "{conditions:?}");
+        let ends: Vec<(String, u64)> = s["terminations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["termination"].as_str().unwrap().to_string(),
+                    e["games"].as_u64().unwrap(),
+                )
+            })
+            .filter(|e| e.1 > 0)
+            .collect();
+        assert_eq!(ends, [("bare king".to_string(), 1)], "{conditions:?}");
+    }
+    let export = ok(&db, &["export"]);
+    assert!(
+        export.contains("[Result \"1-0\"]") && export.contains("Ka8 1-0"),
+        "{export}"
+    );
+}

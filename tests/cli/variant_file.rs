@@ -151,3 +151,61 @@ fn a_definition_file_is_read_to_one_mebibyte_at_most() {
             big.display()
         )));
 }
+
+/// The names other programs give a variant (`[names]`) are accepted in a `Variant` tag, in any
+/// case; one that is another variant's name is refused, naming both.
+#[test]
+fn the_names_other_programs_give_a_variant_are_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mini = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/variants/mini.toml"
+    ))
+    .unwrap();
+    let named = mini.replace(
+        "\n[board]",
+        "\n[names]\nuci = \"mini5\"\nxboard = \"5x5mini\"\ntags = [\"Mini Five\"]\n\n[board]",
+    );
+    assert_ne!(named, mini);
+    let path = dir.path().join("named.toml");
+    std::fs::write(&path, &named).unwrap();
+    let games = dir.path().join("games.pgn");
+    std::fs::write(
+        &games,
+        "[Variant \"MINI5\"]\n\n1. a3 *\n\n[Variant \"5x5Mini\"]\n\n1. a3 *\n\n\
+         [Variant \"mini five\"]\n\n1. a3 *\n",
+    )
+    .unwrap();
+    let out = kabir()
+        .args(["validate", "--format", "json", "--variant-file"])
+        .arg(&path)
+        .arg(&games)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let variants: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|g| g.get("game").is_some())
+        .map(|g| g["variant"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(variants, ["mini", "mini", "mini"], "{text}");
+    assert!(out.status.success(), "{text}");
+
+    // A name of the built-in Shatranj: which variant a tag means would be a guess.
+    let shared = dir.path().join("shared.toml");
+    std::fs::write(
+        &shared,
+        named.replace("tags = [\"Mini Five\"]", "tags = [\"Chatrang\"]"),
+    )
+    .unwrap();
+    kabir()
+        .args(["validate", "--variant-file"])
+        .arg(&shared)
+        .arg(&games)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "variant mini: the name \"Chatrang\" is already variant shatranj's",
+        ));
+}

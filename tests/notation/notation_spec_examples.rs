@@ -379,7 +379,11 @@ const NOT_EXAMPLES: &[&str] = &[
     "UnterminatedComment", "UnterminatedVariation", "UnmatchedVariationEnd", "ResultInMovetext",
     "TooManyErrors", "MissingResult", "MoveNumberOutOfOrder", "ResultMismatch", "DuplicateTag",
     "duplicate-tag", "moves-after-draw", "termination", "end_ply", "GameTooLarge",
-    "game-too-large", "ReaderOptions::max_game_bytes", "import", "export",
+    "game-too-large", "ReaderOptions::max_game_bytes", "import", "export", "ResultUnfinished",
+    "result-unfinished", "(no moves)",
+    // The names other programs give a variant (2.3), and the hint of 9.1's decision.
+    "[names]", "docs/VARIANT-FORMAT.md", "UCI_Variant", "Shatranj",
+    "written in coordinate form ...; canonical SAN is ...", "…",
     // Commands and files.
     "cat a.pgn b.pgn", "kabir validate", "kabir validate --format json",
     "validate --format json", "--fix", "--rejects", "--max-game-size SIZE", "DECISIONS.md", "benches/hostile.sh",

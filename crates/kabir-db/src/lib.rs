@@ -27,8 +27,8 @@ pub use read::query::{
     Truncation,
 };
 pub use read::report::{
-    EndCount, Group, GroupBy, LengthBucket, Lengths, PlayerStats, Report, ReportQuery, Score,
-    SpecialCount, percent,
+    EndCount, Group, GroupBy, LengthBucket, Lengths, NO_MOVES, PlayerStats, Report, ReportQuery,
+    Score, SpecialCount, percent,
 };
 pub use read::search::{GameQuery, SearchHit, SearchPage, SortKey};
 pub use read::suite::{Suite, SuitePosition, SuiteQuery};

@@ -146,7 +146,9 @@ impl Database {
     ) -> PyResult<Database> {
         let mut registry = Registry::builtin();
         for v in variants.unwrap_or_default() {
-            registry.add(v.inner.clone());
+            registry
+                .add(v.inner.clone())
+                .map_err(|e| crate::errors::error(py, "VariantError", e.to_string(), &[]))?;
         }
         let p = path.clone();
         let db = py

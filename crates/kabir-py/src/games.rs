@@ -142,7 +142,8 @@ fn registry(
 ) -> PyResult<Arc<Registry>> {
     let mut r = Registry::builtin();
     for v in variants.unwrap_or_default() {
-        r.add(v.inner.clone());
+        r.add(v.inner.clone())
+            .map_err(|e| error(py, "VariantError", e.to_string(), &[]))?;
     }
     if let Some(d) = default_variant {
         let v = match d.cast::<Variant>() {

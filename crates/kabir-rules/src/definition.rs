@@ -20,6 +20,10 @@ pub struct VariantDef {
     /// Other names accepted in a `Variant` tag (matched case-insensitively).
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// The names other programs give the variant (`[names]`), all accepted in a `Variant`
+    /// tag; empty for a variant no program is known to play.
+    #[serde(default, skip_serializing_if = "OtherNames::is_empty")]
+    pub names: OtherNames,
     /// One line for `kabir variants`.
     pub description: String,
     /// The start position as a position string.
@@ -35,6 +39,48 @@ pub struct VariantDef {
     /// The end rules and the special rules switched on (`[rules]`); all off by default.
     #[serde(default)]
     pub rules: RulesDef,
+}
+
+/// The names other programs give a variant (`[names]` in a definition file). A field is left
+/// out when no program is known to use it; each name is also accepted in a `Variant` tag.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OtherNames {
+    /// The value of the UCI option `UCI_Variant` that selects it (Fairy-Stockfish).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uci: Option<String>,
+    /// The name in the XBoard/CECP `variant` command (XBoard, Cute Chess, Sjaak II).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xboard: Option<String>,
+    /// The variant's name on pychess-variants (pychess.org).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pychess: Option<String>,
+    /// Fairy-Stockfish's built-in name or `variants.ini` section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairy_stockfish: Option<String>,
+    /// Values of the `Variant` tag that game files in the wild carry, as they are written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+}
+
+impl OtherNames {
+    /// Whether no name is given.
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// Every name given, the tags' values last.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        [
+            &self.uci,
+            &self.xboard,
+            &self.pychess,
+            &self.fairy_stockfish,
+        ]
+        .into_iter()
+        .filter_map(|n| n.as_deref())
+        .chain(self.tags.iter().map(String::as_str))
+    }
 }
 
 /// The board: a rectangle of files and ranks (at most 128 squares in all, citadels included).

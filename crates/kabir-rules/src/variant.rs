@@ -443,6 +443,12 @@ impl Variant {
         &self.def.aliases
     }
 
+    /// The names other programs give the variant (UCI, XBoard, pychess-variants,
+    /// Fairy-Stockfish, `Variant` tags seen in game files); also accepted names.
+    pub fn other_names(&self) -> &crate::OtherNames {
+        &self.def.names
+    }
+
     /// A one-line description.
     pub fn description(&self) -> &str {
         &self.def.description

@@ -961,12 +961,19 @@ fn lengths(by_length: &BTreeMap<u32, u64>, total_plies: u64, games: u64) -> Leng
     }
 }
 
+/// The opening of the games without a move, as reports name it: a row of its own rather
+/// than a blank one, in every output format.
+pub const NO_MOVES: &str = "(no moves)";
+
 /// An opening's moves in SAN, replayed from the variant's start position (in coordinates if
 /// the variant is not known here; the raw move bytes if they do not replay).
 fn opening_text(variants: &Registry, variant: &str, line: &[u8]) -> String {
     let Some(moves) = codec::decode_moves(line) else {
         return format!("(unreadable moves of a {variant} game)");
     };
+    if moves.is_empty() {
+        return NO_MOVES.to_string();
+    }
     let Some(v) = variants.find(variant) else {
         return format!("({} plies of a {variant} game)", moves.len());
     };

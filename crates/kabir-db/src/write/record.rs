@@ -65,6 +65,7 @@ impl GameRecord {
         }
         let tags = replay.canonical_tags(raw);
         let pgn = replay.write_canonical_with(raw, &tags);
+        let result = replay.recorded_result(raw);
         // `status` is `Some` only with a game.
         let Some(game) = replay.game.take() else {
             return Err(Box::new(replay));
@@ -75,7 +76,7 @@ impl GameRecord {
             start,
             moves,
             tags,
-            result: Replay::claimed_result(raw),
+            result,
             pgn,
             replayed: Some(Replayed { hashes, status }),
         })

@@ -64,6 +64,10 @@ pub enum ProblemKind {
     /// other programs write (fields left out before the counters, chess castling rights where
     /// nothing castles), and was read with what the message says was assumed.
     FenAssumed,
+    /// Warning: the result written is `*` though the rules ended the game (checkmate,
+    /// stalemate, a bare king, a citadel entered); the game's result is the one the rules
+    /// give ([`Replay::recorded_result`]).
+    ResultUnfinished,
     /// The game's text is longer than the limit on one game: it was not read (see
     /// [`DiagnosticKind::GameTooLarge`]).
     GameTooLarge,
@@ -89,6 +93,7 @@ impl ProblemKind {
             ProblemKind::MovesAfterDraw => "moves-after-draw",
             ProblemKind::DuplicateTag => "duplicate-tag",
             ProblemKind::FenAssumed => "fen-assumed",
+            ProblemKind::ResultUnfinished => "result-unfinished",
             ProblemKind::GameTooLarge => "game-too-large",
         }
     }
@@ -104,6 +109,7 @@ impl ProblemKind {
                 | ProblemKind::MovesAfterDraw
                 | ProblemKind::DuplicateTag
                 | ProblemKind::FenAssumed
+                | ProblemKind::ResultUnfinished
         )
     }
 }
@@ -486,7 +492,7 @@ impl Replay {
         let message = format!(
             "written in coordinate form ({count} move{}{unmarked_note}); canonical SAN is {}",
             if count == 1 { "" } else { "s" },
-            self.opening_san(COORDINATE_PLIES_SHOWN)
+            self.opening_san(raw, COORDINATE_PLIES_SHOWN)
         );
         self.problems.push(Problem {
             ply: Some(1),
@@ -501,32 +507,55 @@ impl Replay {
         self.problems.sort_by_key(|p| (p.line, p.column));
     }
 
-    /// The first `plies` moves of the main line in canonical SAN with move numbers, followed by
-    /// `…` if there are more.
-    fn opening_san(&self, plies: usize) -> String {
+    /// The first `plies` moves of the main line as [`Replay::write_canonical`] writes the main
+    /// line alone (canonical SAN with its check mark and glyph, move numbers; no comments,
+    /// NAGs or variations), followed by ` …` if there are more. Taken from the same canonical
+    /// entries as the writer, so that the two cannot disagree.
+    fn opening_san(&self, raw: &RawGame, plies: usize) -> String {
         let Some(game) = self.game.as_deref() else {
             return String::new();
         };
-        let mut pos = game.start().clone();
+        let start = game.start();
+        let first: Turn = (start.fullmove_number(), start.turn());
+        let mut line: (Turn, Turn, bool) = (first, first, true);
+        let source = std::str::from_utf8(&raw.source).ok();
+        let mut canonical = self.canonical.iter().peekable();
+        let mut depth = 0usize;
+        let mut shown = 0usize;
         let mut out = String::new();
-        for (i, &m) in game.moves().iter().enumerate() {
-            if i == plies {
-                out.push_str(" …");
-                break;
+        for (i, tok) in raw.tokens.iter().enumerate() {
+            match tok.kind {
+                TokenKind::VariationStart => depth += 1,
+                TokenKind::VariationEnd => depth = depth.saturating_sub(1),
+                TokenKind::Move(_) if depth == 0 => {
+                    while canonical.next_if(|c| c.before(i)).is_some() {}
+                    let Some(c) = canonical.peek().filter(|c| c.token as usize <= i) else {
+                        continue;
+                    };
+                    let Some((text, mark)) = self.canonical_move(raw, source, c, i) else {
+                        continue;
+                    };
+                    if shown == plies {
+                        out.push_str(" …");
+                        break;
+                    }
+                    if shown > 0 {
+                        out.push(' ');
+                    }
+                    if let Some((n, black)) = take_turn(&mut line) {
+                        out.push_str(&format!("{n}{} ", if black { "..." } else { "." }));
+                    }
+                    out.push_str(&text);
+                    out.push_str(mark);
+                    if matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?'))
+                        && let Some(g) = raw.san(tok).and_then(|sp| sp.glyph)
+                    {
+                        out.push_str(g.as_str());
+                    }
+                    shown += 1;
+                }
+                _ => {}
             }
-            let n = pos.fullmove_number();
-            let number = match pos.turn() {
-                Color::White => format!("{n}. "),
-                Color::Black if i == 0 => format!("{n}... "),
-                Color::Black => String::new(),
-            };
-            if i > 0 {
-                out.push(' ');
-            }
-            out.push_str(&number);
-            let legal = pos.legal_moves();
-            out.push_str(&san(&pos, m, &legal));
-            pos.play_unchecked(m);
         }
         out
     }
@@ -554,6 +583,19 @@ impl Replay {
                     .and_then(|t| GameResult::from_ascii(t.trim().as_bytes()))
             })
             .map_or_else(|| "*".to_string(), |r| r.as_str().to_string())
+    }
+
+    /// The game's result as `--fix`, the canonical text and the database record it: the
+    /// claimed result ([`Replay::claimed_result`]), except that `*` on a game the rules ended
+    /// is the result they give (the warning [`ProblemKind::ResultUnfinished`]).
+    pub fn recorded_result(&self, raw: &RawGame) -> String {
+        let claimed = Self::claimed_result(raw);
+        match self.status() {
+            Some(Status::Over { outcome, .. }) if claimed == "*" && self.complete => {
+                outcome.as_pgn().to_string()
+            }
+            _ => claimed,
+        }
     }
 
     /// The canonical SAN and check mark of the move that movetext token `i`, of entry `c`,
@@ -629,7 +671,7 @@ impl Replay {
                 value = v.name().to_string();
             }
             if name == tags::RESULT {
-                value = Self::claimed_result(raw);
+                value = self.recorded_result(raw);
             }
             tag_list.push((name, value));
         }
@@ -643,7 +685,7 @@ impl Replay {
         {
             tag_list.push((tags::SET_UP.to_string(), "1".to_string()));
         }
-        let result = Self::claimed_result(raw);
+        let result = self.recorded_result(raw);
         for tag in tags::SEVEN_TAG_ROSTER {
             if !tag_list.iter().any(|(n, _)| n == tag) {
                 let value = match tag {
@@ -668,7 +710,7 @@ impl Replay {
     /// [`Replay::write_canonical`] with tags already put in canonical order by
     /// [`Replay::canonical_tags`], for callers that need them too.
     pub fn write_canonical_with(&self, raw: &RawGame, tag_list: &[(String, String)]) -> String {
-        let result = Self::claimed_result(raw);
+        let result = self.recorded_result(raw);
         let mut out = String::with_capacity(raw.source.len() + 256);
         write_tags(&mut out, tag_list);
         out.push('\n');
@@ -1285,6 +1327,7 @@ fn judge_end(r: &mut Replay, raw: &RawGame, mut main: Frame) {
             outcome,
         } = status
     {
+        let mut contradicted = false;
         for (claimed, span) in [
             (written, result_span),
             (tagged, tag_span(raw, tags::RESULT)),
@@ -1310,8 +1353,27 @@ fn judge_end(r: &mut Replay, raw: &RawGame, mut main: Frame) {
                         ),
                     )
                 });
+                contradicted = true;
                 break;
             }
+        }
+        // `*` is no claim against the rules, but the game is not unfinished either.
+        let unfinished = match (written, tagged) {
+            (Some(GameResult::Unknown), _) => Some(result_span),
+            (None, Some(GameResult::Unknown)) => Some(tag_span(raw, tags::RESULT)),
+            _ => None,
+        };
+        if let (false, Some(span)) = (contradicted, unfinished) {
+            r.problems.push(game_problem(
+                ProblemKind::ResultUnfinished,
+                span,
+                "*",
+                format!(
+                    "the result is * but the game ended by {} ({}): that result is recorded",
+                    termination.as_str(),
+                    outcome.as_pgn()
+                ),
+            ));
         }
     }
     r.game = Some(main.game);

@@ -54,6 +54,17 @@ pub enum LoadError {
         /// The ids of the variants there are, to suggest instead.
         known: Vec<String>,
     },
+    /// Two variants of a registry answer to the same name (id, display name, alias or a name
+    /// other programs give it, compared as [`Registry::find`] compares them).
+    #[error("variant {second}: the name {name:?} is already variant {first}'s")]
+    SharedName {
+        /// The name, as the second variant writes it.
+        name: String,
+        /// The id of the variant that has it first.
+        first: String,
+        /// The id of the variant that has it too.
+        second: String,
+    },
     /// A definition file could not be read, is larger than 1 MiB, or is not UTF-8.
     #[error("cannot read variant file {path}: {source}")]
     Io {
@@ -140,6 +151,18 @@ pub fn builtins() -> Vec<Arc<Variant>> {
         .collect()
 }
 
+/// Every name a definition answers to, as written and folded, without repeats: its id,
+/// display name, aliases and the names other programs give it.
+fn all_names(def: &VariantDef) -> impl Iterator<Item = (&str, String)> {
+    let mut seen = std::collections::HashSet::new();
+    [def.id.as_str(), def.name.as_str()]
+        .into_iter()
+        .chain(def.aliases.iter().map(String::as_str))
+        .chain(def.names.iter())
+        .map(|n| (n, fold(n)))
+        .filter(move |(_, folded)| seen.insert(folded.clone()))
+}
+
 /// Folds a name for matching: lowercase, without spaces, hyphens, underscores or apostrophes.
 fn fold(name: &str) -> String {
     folded(name).collect()
@@ -198,9 +221,11 @@ struct Entry {
 }
 
 impl Entry {
-    fn new(id: &str, name: &str, aliases: &[String]) -> Entry {
-        let mut names = vec![fold(id), fold(name)];
-        names.extend(aliases.iter().map(|a| fold(a)));
+    fn new(variant: &Variant) -> Entry {
+        let id = variant.id();
+        let names: Vec<String> = all_names(variant.definition())
+            .map(|(_, folded)| folded)
+            .collect();
         Entry {
             letters: None,
             id: id.to_string(),
@@ -224,12 +249,10 @@ impl Entry {
 
     fn names(&self) -> &[String] {
         self.names.get_or_init(|| {
-            let mut names = vec![fold(&self.id)];
-            if let Some(def) = self.text.and_then(|t| parse_definition(t, &self.id).ok()) {
-                names.push(fold(&def.name));
-                names.extend(def.aliases.iter().map(|a| fold(a)));
+            match self.text.and_then(|t| parse_definition(t, &self.id).ok()) {
+                Some(def) => all_names(&def).map(|(_, folded)| folded).collect(),
+                None => vec![fold(&self.id)],
             }
-            names
         })
     }
 
@@ -271,11 +294,43 @@ impl Registry {
         }
     }
 
-    /// Adds a variant (a user's file); it takes precedence over a built-in of the same name.
-    pub fn add(&mut self, variant: Arc<Variant>) {
-        let entry = Entry::new(variant.id(), variant.name(), variant.aliases());
+    /// Adds a variant (a user's file). It takes the place of a variant with the same id; a
+    /// name it shares with a variant of another id is the error [`LoadError::SharedName`],
+    /// since a `Variant` tag with that name could mean either.
+    pub fn add(&mut self, variant: Arc<Variant>) -> Result<(), LoadError> {
+        let entry = Entry::new(&variant);
+        self.variants.retain(|e| e.id != entry.id);
+        for (name, folded) in all_names(variant.definition()) {
+            if let Some(other) = self.variants.iter().find(|e| e.names().contains(&folded)) {
+                return Err(LoadError::SharedName {
+                    name: name.to_string(),
+                    first: other.id.clone(),
+                    second: entry.id.clone(),
+                });
+            }
+        }
         let _ = entry.compiled.set(Some(variant));
         self.variants.insert(0, Arc::new(entry));
+        Ok(())
+    }
+
+    /// Checks that no two variants share a name (id, display name, alias, or a name other
+    /// programs give them, compared as [`Registry::find`] compares them). The built-ins are
+    /// checked by a test, since their definitions are compiled in; [`Registry::add`] checks
+    /// each variant it adds.
+    pub fn check_names(&self) -> Result<(), LoadError> {
+        for (i, entry) in self.variants.iter().enumerate() {
+            for earlier in &self.variants[..i] {
+                if let Some(name) = entry.names().iter().find(|n| earlier.names().contains(n)) {
+                    return Err(LoadError::SharedName {
+                        name: name.clone(),
+                        first: earlier.id.clone(),
+                        second: entry.id.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The same variants reading the piece letters of moves in `set`
@@ -388,6 +443,75 @@ mod tests {
             assert_eq!(d.description, v.description());
             assert_eq!(d.start, v.start_fen());
         }
+    }
+
+    #[test]
+    fn no_two_builtins_share_a_name() {
+        Registry::builtin().check_names().unwrap();
+    }
+
+    /// Each name another program gives a built-in variant finds it.
+    #[test]
+    fn the_names_of_other_programs_resolve() {
+        let mut named = 0;
+        for def in builtin_definitions() {
+            for name in def.names.iter() {
+                assert_eq!(builtin(name).unwrap().id(), def.id, "{name}");
+                assert_eq!(builtin(&name.to_uppercase()).unwrap().id(), def.id);
+                named += 1;
+            }
+        }
+        assert!(named >= 5, "{named}");
+        let shatranj = builtin("shatranj").unwrap();
+        let names = shatranj.other_names();
+        assert_eq!(names.uci.as_deref(), Some("shatranj"));
+        assert!(names.tags.iter().any(|t| t == "Shatranj"));
+    }
+
+    /// A name shared by two variants is an error when the registry is built, whichever name
+    /// of either it is; a variant of the same id takes the other's place.
+    #[test]
+    fn a_shared_name_is_an_error() {
+        let text = BUILTIN[0].1;
+        let other = |from: &str, to: &str| {
+            let changed = text
+                .replacen("id = \"shatranj\"", "id = \"other\"", 1)
+                .replacen("name = \"Shatranj\"", "name = \"Other\"", 1)
+                .replacen(
+                    "aliases = [\"shatranj\", \"classic shatranj\", \"chatrang\"]",
+                    "",
+                    1,
+                )
+                .replacen("tags = [\"Shatranj\", \"shatranj\"]", "", 1)
+                .replacen("uci = \"shatranj\"", "", 1)
+                .replacen("xboard = \"shatranj\"", "", 1)
+                .replacen("pychess = \"shatranj\"", "", 1)
+                .replacen("fairy_stockfish = \"shatranj\"", "", 1)
+                .replacen(from, to, 1);
+            from_toml(&changed, "test").unwrap()
+        };
+        let mut registry = Registry::builtin();
+        registry.add(other("[names]", "[names]")).unwrap();
+        assert_eq!(registry.find("Other").unwrap().id(), "other");
+        registry.check_names().unwrap();
+        for (from, to) in [
+            ("[names]", "[names]\nxboard = \"Classic-Shatranj\""),
+            ("[names]", "[names]\ntags = [\"KNAVISH\"]"),
+            ("name = \"Other\"", "name = \"Timur\""),
+        ] {
+            let mut registry = Registry::builtin();
+            match registry.add(other(from, to)) {
+                Err(LoadError::SharedName { first, second, .. }) => {
+                    assert_eq!(second, "other", "{to}");
+                    assert_ne!(first, "other", "{to}");
+                }
+                r => panic!("{to}: {r:?}"),
+            }
+        }
+        // The same id replaces the built-in, whose names it may keep.
+        let mut registry = Registry::builtin();
+        registry.add(from_toml(text, "test").unwrap()).unwrap();
+        assert_eq!(registry.ids().len(), BUILTIN.len());
     }
 
     #[test]
