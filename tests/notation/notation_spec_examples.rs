@@ -384,6 +384,11 @@ const NOT_EXAMPLES: &[&str] = &[
     // The names other programs give a variant (2.3), and the hint of 9.1's decision.
     "[names]", "docs/VARIANT-FORMAT.md", "UCI_Variant", "Shatranj",
     "written in coordinate form ...; canonical SAN is ...", "…",
+    // Other programs' position strings read leniently (3.4), and other languages' letters (5).
+    "fen-assumed", "kabir validate --strict", "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w 0 1",
+    "KQkq", "... w KQkq - 0 1", "bad-fen", "Chaturanga", "Courier", "kabir import", "search",
+    "explore", "--moves", "--piece-letters LANG", "S is the knight in German (--piece-letters de), ...",
+    "role", "non-canonical", "de", "fr", "es", "it", "nl", "sv", "ru", "Кр", "Ф", "Л", "С", "К",
     // Commands and files.
     "cat a.pgn b.pgn", "kabir validate", "kabir validate --format json",
     "validate --format json", "--fix", "--rejects", "--max-game-size SIZE", "DECISIONS.md", "benches/hostile.sh",
