@@ -144,11 +144,11 @@ impl Position {
     fn read_fen(
         variant: &Arc<Variant>,
         text: &str,
-        mut notes: Option<&mut Vec<FenNote>>,
+        notes: Option<&mut Vec<FenNote>>,
     ) -> Result<Position, FenError> {
         let col = |byte: usize| text[..byte.min(text.len())].chars().count() + 1;
         let mut fields = fields(text);
-        if let Some(notes) = notes.as_deref_mut() {
+        if let Some(notes) = notes {
             lenient_fields(variant, &mut fields, notes, &col);
         }
         let Some(&(board_at, board)) = fields.first() else {
@@ -444,9 +444,9 @@ fn fields(text: &str) -> Vec<(usize, &str)> {
 /// out between the side to move and the counters become `-`, and chess castling rights in a
 /// variant without castling or king swap become `-`. A placeholder field stands at the
 /// offset where the missing field would begin.
-fn lenient_fields<'a>(
+fn lenient_fields(
     variant: &Variant,
-    fields: &mut Vec<(usize, &'a str)>,
+    fields: &mut Vec<(usize, &str)>,
     notes: &mut Vec<FenNote>,
     col: &dyn Fn(usize) -> usize,
 ) {

@@ -746,7 +746,7 @@ impl Replay {
                                 .variant
                                 .as_deref()
                                 .filter(|v| v.piece_letters().is_some());
-                            write_run(&mut w, &mut t, raw, run, i, c, line, letters);
+                            write_run(&mut w, &mut t, raw, (i, run), c, line, letters);
                         }
                         next = stop;
                         continue;
@@ -858,8 +858,7 @@ fn write_run(
     w: &mut LineWriter,
     t: &mut String,
     raw: &RawGame,
-    run: &[crate::game::Token],
-    first: usize,
+    (first, run): (usize, &[crate::game::Token]),
     c: &Canon,
     line: &mut (Turn, Turn, bool),
     letters: Option<&Variant>,
