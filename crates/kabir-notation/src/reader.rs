@@ -27,7 +27,7 @@ use thiserror::Error;
 
 use super::game::{Diagnostic, DiagnosticKind, RawGame, Tag, Token, TokenKind};
 use super::grammar::{self, is_blank};
-use super::san::{PackedFastSan, SanPlus};
+use super::san::{PackedFastSan, SanError, SanPlus};
 use super::span::Span;
 use super::tags::{self, GameResult};
 use kabir_rules::fen::grammar::whole;
@@ -210,6 +210,15 @@ enum CommentEnd {
     Eof,
     /// A line of tag pairs starting at this index: the next game.
     TagLine(usize),
+}
+
+/// A move token's text: its fast form (or none) if it is a move, else why not.
+#[inline(always)]
+fn read_move(text: &[u8]) -> Result<PackedFastSan, SanError> {
+    match PackedFastSan::of(text) {
+        PackedFastSan::NONE => SanPlus::check(text).map(|()| PackedFastSan::NONE),
+        packed => Ok(packed),
+    }
 }
 
 /// Bytes that may appear in a move token ([`grammar::is_symbol`]), as a table.
@@ -1296,24 +1305,32 @@ impl<R: BufRead> Reader<R> {
             // A promotion written in a set's letters beyond ASCII (`e8=Ф`).
             return self.wide_move_token(game, i, skipping);
         }
-        let checked = self.buf.get(i..stop).map(SanPlus::check);
-        match checked {
-            Some(Ok(())) if !skipping => {
-                let packed = self
-                    .buf
-                    .get(i..stop)
-                    .map_or(PackedFastSan::NONE, PackedFastSan::of);
-                self.push(game, TokenKind::Move(packed), i, stop);
-            }
+        let read = self.buf.get(i..stop).map(read_move);
+        self.end_move_token(game, i, stop, read, skipping);
+        Ok(stop)
+    }
+
+    /// Records what the move token `i..stop` read as ([`read_move`]; `None`: no text a move
+    /// could be); a bad move still takes its turn, so that the move numbers after it are not
+    /// reported too.
+    #[inline(always)]
+    fn end_move_token(
+        &mut self,
+        game: &mut RawGame,
+        i: usize,
+        stop: usize,
+        read: Option<Result<PackedFastSan, SanError>>,
+        skipping: bool,
+    ) {
+        match read {
+            Some(Ok(packed)) if !skipping => self.push(game, TokenKind::Move(packed), i, stop),
             Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
+            None => self.report(game, DiagnosticKind::UnexpectedChar, i, stop),
             _ => {}
         }
-        // A bad move still takes its turn, so that the move numbers after it are not
-        // reported too.
         if let Some(line) = self.lines.last_mut() {
             line.took_turn();
         }
-        Ok(stop)
     }
 
     /// [`Reader::move_token`] for a move written with a set's letters beyond ASCII
@@ -1340,24 +1357,12 @@ impl<R: BufRead> Reader<R> {
             }
         }
         let text = self.buf.get(i..stop).unwrap_or(&[]);
-        let ascii = match self.options.piece_letters {
+        let read = match self.options.piece_letters {
             Some(set) => set.transliterate(text),
             None => Some(text.to_vec()),
-        };
-        match ascii.as_deref().map(SanPlus::check) {
-            Some(Ok(())) if !skipping => {
-                let packed = ascii
-                    .as_deref()
-                    .map_or(PackedFastSan::NONE, PackedFastSan::of);
-                self.push(game, TokenKind::Move(packed), i, stop);
-            }
-            Some(Err(e)) => self.report(game, DiagnosticKind::BadMove(e), i, stop),
-            None => self.report(game, DiagnosticKind::UnexpectedChar, i, stop),
-            _ => {}
         }
-        if let Some(line) = self.lines.last_mut() {
-            line.took_turn();
-        }
+        .map(|ascii| read_move(&ascii));
+        self.end_move_token(game, i, stop, read, skipping);
         Ok(stop)
     }
 
