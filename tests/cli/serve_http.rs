@@ -302,7 +302,7 @@ fn the_api_answers_as_the_command_line() {
         ],
     );
     // A tree cut at its bound, as the command line cuts it.
-    let cut = "/api/explore?variant=tamerlane&depth=40&breadth=1000&max-nodes=50";
+    let cut = "/api/explore?variant=tamerlane&depth=20&breadth=100&max-nodes=50";
     same(
         &s,
         cut,
@@ -311,9 +311,9 @@ fn the_api_answers_as_the_command_line() {
             "--variant",
             "tamerlane",
             "--depth",
-            "40",
+            "20",
             "--breadth",
-            "1000",
+            "100",
             "--max-nodes",
             "50",
         ],
@@ -437,7 +437,7 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
         "/explore?variant=shatranj&variant=tamerlane",
         "/explore?flip=maybe",
         "/api/explore?variant=tamerlane&depth=0",
-        "/api/explore?variant=tamerlane&depth=41",
+        "/api/explore?variant=tamerlane&depth=21",
         "/api/explore?variant=tamerlane&max-nodes=0",
         "/api/explore?variant=tamerlane&max-nodes=20001",
         // A NUL reaches no query (SQLite's full-text search ends its text there).

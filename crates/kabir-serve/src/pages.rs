@@ -17,7 +17,8 @@ use kabir_rules::variants::Registry;
 use kabir_rules::{Color, Move, MoveKind, Position, Variant};
 
 use super::api::{game_id, game_query, load_game};
-use super::app::{AppError, State as App, with_db};
+use super::app::{AppError, State as App, with_db, with_db_costing};
+use super::cost;
 use super::params::{FILTER, Line, Params, SEARCH, STATS, url};
 use super::view::{self, MainAttrs, Nav, count, layout, move_label, nav_link, pct, result_bar};
 
@@ -56,12 +57,16 @@ pub(crate) fn error_page(e: &AppError, db_name: Option<&str>) -> Response {
         },
         body,
     );
-    (
+    let mut r = (
         e.status(),
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
         markup.into_string(),
     )
-        .into_response()
+        .into_response();
+    if let Some(s) = e.retry_after() {
+        r.headers_mut().insert(header::RETRY_AFTER, s.into());
+    }
+    r
 }
 
 fn respond(app: &App, r: Result<Markup, AppError>) -> Response {
@@ -951,6 +956,16 @@ async fn search_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppErr
     ))
 }
 
+/// A whole number from 0 to `max`: the form offers no value past the parameter's bound.
+fn number_input(p: &Params, name: &str, label: &str, default: usize, max: usize) -> Markup {
+    html! {
+        label {
+            span { (label) }
+            input type="number" name=(name) min="0" max=(max) step="1" value=[p.get(name)] placeholder=(default);
+        }
+    }
+}
+
 fn text_input(p: &Params, name: &str, label: &str, placeholder: &str) -> Markup {
     html! {
         label {
@@ -1037,8 +1052,8 @@ fn filter_form(p: &Params, registry: &Registry, action: &str, search: bool) -> M
             } @else {
                 div.grid {
                     (select(p, "by", "Break down by", &[("", "nothing"), ("variant", "variant"), ("player", "player"), ("termination", "termination"), ("year", "year"), ("opening", "opening")]))
-                    (text_input(p, "top", "Top", "10"))
-                    (text_input(p, "opening-plies", "Opening plies", "4"))
+                    (number_input(p, "top", "Top", 10, cost::MAX_TOP))
+                    (number_input(p, "opening-plies", "Opening plies", 4, cost::MAX_OPENING_PLIES))
                 }
             }
             div.actions {
@@ -1060,7 +1075,7 @@ async fn stats_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppErro
     let p = Params::parse(q.as_deref(), &[FILTER, STATS])?;
     let query = p.report(&app.registry)?;
     let registry = app.registry.clone();
-    let (report, chart) = with_db(app, move |db| {
+    let (report, chart) = with_db_costing(app, cost::report(&query), move |db| {
         let report = db.report(&query, &registry)?;
         // The chart's line of games per year, whatever the breakdown.
         let years = if query.by == Some(GroupBy::Year) {

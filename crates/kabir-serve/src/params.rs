@@ -238,8 +238,10 @@ impl Params {
         Ok(ReportQuery {
             filter: self.filter(registry)?,
             by,
-            opening_plies: self.number("opening-plies", 0..=200)?.unwrap_or(4),
-            top: self.number("top", 0..=1000)?.unwrap_or(10),
+            opening_plies: self
+                .number("opening-plies", 0..=super::cost::MAX_OPENING_PLIES)?
+                .unwrap_or(4),
+            top: self.number("top", 0..=super::cost::MAX_TOP)?.unwrap_or(10),
         })
     }
 

@@ -1076,6 +1076,17 @@ impl Database {
             .map_err(|e| self.err(e))
     }
 
+    /// The number of games of a variant, from the statistics summary (which must be current).
+    fn summary_variant_games(&self, variant: &str) -> Result<u64, DbError> {
+        self.conn
+            .prepare_cached(
+                "SELECT coalesce(sum(s.games), 0) FROM summary s
+                 JOIN variant v ON v.id = s.variant WHERE v.name = ?1",
+            )
+            .and_then(|mut s| s.query_row([variant], |r| count(r, 0)))
+            .map_err(|e| self.err(e))
+    }
+
     /// Whether the database holds no games.
     pub fn is_empty(&self) -> Result<bool, DbError> {
         self.conn
@@ -1361,6 +1372,18 @@ impl Database {
         if layout.current && text_only {
             if filter.is_empty() {
                 return self.summary_games();
+            }
+            // The games of a variant are its rows of the summary: a few hundred rows, where
+            // counting the games reads an entry per game.
+            if let Some(variant) = &filter.variant {
+                let only_variant = GameFilter {
+                    variant: None,
+                    ..filter.clone()
+                }
+                .is_empty();
+                if only_variant {
+                    return self.summary_variant_games(variant);
+                }
             }
             if let Some(named) = self.named_games(filter, layout)? {
                 return Ok(named.len() as u64);
