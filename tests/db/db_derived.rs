@@ -409,6 +409,22 @@ fn check(seed: u64) {
         }
     }
 
+    // A variant's games, counted from the summary, as the games count them (a variant with
+    // no game too).
+    let mut variants = db.variants().unwrap();
+    variants.push("courier".to_string());
+    for v in variants {
+        let f = GameFilter {
+            variant: Some(v.clone()),
+            ..GameFilter::default()
+        };
+        assert_eq!(
+            db.count_games(&f).unwrap(),
+            stale.count_games(&f).unwrap(),
+            "{v}"
+        );
+    }
+
     // Names: case-insensitive substrings, by colour, with other conditions.
     for needle in [
         "carl", "CARL", "émile", "ÉMILE", "mile", "a", "ab", "\"the", "?", "", "zz", "bold\"",

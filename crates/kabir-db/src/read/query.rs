@@ -1373,20 +1373,20 @@ impl Database {
             if filter.is_empty() {
                 return self.summary_games();
             }
-            // The games of a variant are its rows of the summary: a few hundred rows, where
-            // counting the games reads an entry per game.
-            if let Some(variant) = &filter.variant {
-                let only_variant = GameFilter {
-                    variant: None,
-                    ..filter.clone()
-                }
-                .is_empty();
-                if only_variant {
-                    return self.summary_variant_games(variant);
-                }
-            }
             if let Some(named) = self.named_games(filter, layout)? {
                 return Ok(named.len() as u64);
+            }
+        }
+        // The games of a variant are its rows of the summary: a few hundred rows, where
+        // counting the games reads an entry per game.
+        if let Some(variant) = filter.variant.as_deref().filter(|_| layout.current) {
+            let only_variant = GameFilter {
+                variant: None,
+                ..filter.clone()
+            }
+            .is_empty();
+            if only_variant {
+                return self.summary_variant_games(variant);
             }
         }
         let (clause, args) = self.filter_sql(filter, layout)?;
