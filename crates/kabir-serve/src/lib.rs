@@ -44,7 +44,8 @@ pub struct Config {
     /// The longest a request may query the database; past it the query is interrupted and
     /// the request answered with 503.
     pub query_timeout: Duration,
-    /// Database queries running at once, each on its own connection and thread.
+    /// Database queries running at once, each on its own connection and thread (two at
+    /// least); heavy requests may hold one fewer, so that light ones always find a thread.
     pub workers: usize,
     /// The variants stored games may be of: the built-ins and any loaded from files.
     pub registry: Registry,
