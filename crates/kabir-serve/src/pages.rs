@@ -35,6 +35,7 @@ fn page(markup: Markup) -> Response {
 /// An error as a page, with its status.
 pub(crate) fn error_page(e: &AppError, db_name: Option<&str>) -> Response {
     let title = match e.status() {
+        _ if e.retry_after().is_some() => "Busy",
         StatusCode::BAD_REQUEST => "Bad request",
         StatusCode::NOT_FOUND => "Not found",
         StatusCode::SERVICE_UNAVAILABLE => "Too slow",
