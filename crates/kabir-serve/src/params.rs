@@ -191,7 +191,19 @@ impl Params {
             special,
             promotion_to: self
                 .get("promotion-to")
-                .map(|p| names::promotion_kind(variant.as_deref(), p)),
+                .map(|p| {
+                    let all: Vec<&Variant> = match &variant {
+                        Some(v) => vec![v.as_ref()],
+                        None => registry
+                            .ids()
+                            .iter()
+                            .filter_map(|id| registry.find(id))
+                            .map(|v| v.as_ref())
+                            .collect(),
+                    };
+                    names::promotion_kind(&all, p).map_err(|e| named("promotion-to", e, p))
+                })
+                .transpose()?,
             opening: None,
             games: None,
         })
@@ -330,6 +342,13 @@ mod tests {
             .filter(&r)
             .unwrap();
         assert_eq!(f.promotion_to.as_deref(), Some("vizir"));
+        for bad in ["promotion-to=Q&variant=tamerlane", "promotion-to=%3Cscript%3E"] {
+            let e = parse(bad).unwrap().filter(&r).unwrap_err();
+            assert!(
+                matches!(&e, AppError::BadRequest(m) if m.contains("promotion-to")),
+                "{bad}: {e:?}"
+            );
+        }
         assert_eq!(f.result, Some(kabir_rules::GameResult::Draw));
         assert_eq!(f.date_to.as_deref(), Some("1999"));
     }
