@@ -152,6 +152,18 @@ fn tag_filters_count_exactly() {
             promoted_to(&kind)
         );
     }
+    // A piece no variant has, or a letter the variant gives no piece, is refused with what
+    // is accepted.
+    for args in [
+        &["search", "--promotion-to", "<script>"][..],
+        &["search", "--promotion-to", "Q", "--variant", "tamerlane"],
+    ] {
+        let out = run(&db, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("--promotion-to"), "{stderr}");
+        assert!(stderr.contains("vizir"), "{stderr}");
+    }
 }
 
 #[test]
@@ -320,11 +332,12 @@ fn sql_looking_arguments_are_data() {
         &["--event", "%"],
         &["--site", "x' OR '1'='1"],
         &["--player", "\" OR 1=1 --", "--color", "white"],
-        &["--promotion-to", "vizir' OR 'a'='a"],
     ] {
         assert_eq!(total(&db, args), 0, "{args:?}");
     }
     // Parsed values reject SQL outright.
+    let out = run(&db, &["search", "--promotion-to", "vizir' OR 'a'='a"]);
+    assert_eq!(out.status.code(), Some(2));
     let out = run(&db, &["search", "--from", "1990' OR '1'='1"]);
     assert_eq!(out.status.code(), Some(2));
     let out = run(&db, &["search", "--variant", "shatranj; DROP TABLE game"]);

@@ -533,7 +533,9 @@ async fn game_page(app: &Arc<App>, id: String, q: Option<String>) -> Result<Mark
     if let Some(f) = fen {
         // The first ply at which the game stands at the position.
         game.ply = first_ply_at(&game, &app.registry, f).ok_or_else(|| {
-            AppError::BadRequest(format!("game {id} never reaches the position {f:?}"))
+            AppError::BadRequest(format!(
+                "parameter fen={f:?}: game {id} never reaches that position"
+            ))
         })?;
     }
     let flat = flat_tree(&game);
@@ -542,7 +544,7 @@ async fn game_page(app: &Arc<App>, id: String, q: Option<String>) -> Result<Mark
         Some(k) if k < flat.len() => Some(k),
         Some(k) => {
             return Err(AppError::BadRequest(format!(
-                "node={k}: game {id} has {} moves with its variations",
+                "parameter node={k}: game {id} has {} moves with its variations",
                 flat.len()
             )));
         }

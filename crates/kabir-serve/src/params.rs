@@ -342,7 +342,10 @@ mod tests {
             .filter(&r)
             .unwrap();
         assert_eq!(f.promotion_to.as_deref(), Some("vizir"));
-        for bad in ["promotion-to=Q&variant=tamerlane", "promotion-to=%3Cscript%3E"] {
+        for bad in [
+            "promotion-to=Q&variant=tamerlane",
+            "promotion-to=%3Cscript%3E",
+        ] {
             let e = parse(bad).unwrap().filter(&r).unwrap_err();
             assert!(
                 matches!(&e, AppError::BadRequest(m) if m.contains("promotion-to")),

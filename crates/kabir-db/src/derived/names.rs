@@ -249,7 +249,10 @@ mod tests {
         assert_eq!(promotion_kind(&[&t], "v").as_deref(), Ok("vizir"));
         assert_eq!(promotion_kind(&[&t], "Vizir").as_deref(), Ok("vizir"));
         let unknown = promotion_kind(&[&t], "Q").unwrap_err().to_string();
-        assert!(unknown.contains("\"Q\"") && unknown.contains("vizir (V)"), "{unknown}");
+        assert!(
+            unknown.contains("\"Q\"") && unknown.contains("vizir (V)"),
+            "{unknown}"
+        );
         assert!(!unknown.contains("pawn-of-pawns'"), "{unknown}");
         assert!(promotion_kind(&[&t], "<script>").is_err());
         let all = kabir_rules::variants::builtins();
