@@ -687,6 +687,64 @@ fn every_parameter_is_checked_and_named_in_words() {
 }
 
 #[test]
+fn a_bad_form_comes_back_filled_with_the_message_beside_it() {
+    let s = Served::start(db(), &[]);
+    let cases = [
+        (
+            "/search?color=white&event=Cup",
+            "choose a player",
+            "value=\"Cup\"",
+        ),
+        // The database holds several variants: a line of moves needs one chosen.
+        (
+            "/search?moves=f4&event=Cup",
+            "moves needs a variant",
+            "value=\"f4\"",
+        ),
+        (
+            "/stats?top=zz9&player=Ali",
+            "parameter top",
+            "value=\"Ali\"",
+        ),
+        (
+            "/search?player=%3Cb%3E&limit=0",
+            "parameter limit",
+            "value=\"&lt;b&gt;\"",
+        ),
+        (
+            "/explore?variant=tamerlane&moves=f4+Kz9",
+            "move 2",
+            "value=\"f4 Kz9\"",
+        ),
+    ];
+    for (t, said, filled) in cases {
+        let a = s.get(t);
+        assert_eq!(a.status, 400, "{t}: {}", a.body);
+        assert!(page_message(&a.body).contains(said), "{t}: {}", a.body);
+        assert!(a.body.contains("<form"), "{t}: {}", a.body);
+        assert!(a.body.contains(filled), "{t}: {}", a.body);
+    }
+    // The API keeps answering errors as JSON.
+    let a = s.get("/api/games?color=white");
+    assert_eq!(a.status, 400);
+    assert!(a.json()["error"].as_str().unwrap().contains("player"));
+    // Empty fields are absent, as a form sent without the script gives them.
+    let a = s.get("/search?player=&color=&event=&variant=&moves=&limit=&with=");
+    assert_eq!(a.status, 200, "{}", a.body);
+    // Links the server builds leave empty values out.
+    let a = s.get("/search?variant=tamerlane&event=&limit=2");
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert!(a.body.contains("offset=2"), "{}", a.body);
+    for empty in ["=&amp;", "=\""] {
+        assert!(
+            !a.body.contains(&format!("href=\"/search?{empty}")) && !a.body.contains("event="),
+            "{}",
+            a.body
+        );
+    }
+}
+
+#[test]
 fn text_from_game_files_is_escaped() {
     let s = Served::start(db(), &[]);
     let id = hostile_id();

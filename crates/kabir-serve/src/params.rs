@@ -75,6 +75,16 @@ impl Params {
         Ok(Params { pairs })
     }
 
+    /// Every non-empty parameter as given, unchecked: only for filling a form again beside the
+    /// message that says what was wrong with it (the page escapes every value).
+    pub fn lenient(query: Option<&str>) -> Params {
+        let pairs = form_urlencoded::parse(query.unwrap_or("").as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.trim().to_string()))
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
+        Params { pairs }
+    }
+
     /// The value of a parameter.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.pairs
@@ -157,7 +167,14 @@ impl Params {
             }
         };
         if color.is_some() && self.get("player").is_none() {
-            return Err(bad("parameter color needs player".into()));
+            return Err(bad(format!(
+                "parameter color needs player: choose a player to use 'Playing: {}'",
+                if color == Some(Color::White) {
+                    "White"
+                } else {
+                    "Black"
+                }
+            )));
         }
         let date = |name: &str| -> Result<Option<String>, AppError> {
             self.get(name)
