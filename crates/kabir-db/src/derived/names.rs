@@ -181,6 +181,31 @@ pub fn special_name(special: Special) -> &'static str {
         .map_or("swap", |(n, _)| n)
 }
 
+/// A name as matched by searches: Unicode lowercase, then the compatibility decomposition
+/// (NFKD) with its combining marks left out, so that `ÑÚÑEZ`, `Ñúñez` and `nunez`, or
+/// `ΣΩΚΡΆΤΗΣ` and `σωκράτης`, fold alike. Two letters whose lowercase is not their case
+/// folding are folded as Unicode's case folding does: the final sigma `ς` to `σ` (it only
+/// ends a word, and a part of a name may end anywhere) and `ß` to `ss`. Letters that carry no
+/// mark in Unicode (`ø`, `ł`, `đ`) stay themselves: `ørjan` finds `Ørjan`, `orjan` does not.
+/// Searches fold the stored names and the text asked for with this same function.
+pub fn fold_name(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    let mut out = String::with_capacity(text.len());
+    for c in text
+        .to_lowercase()
+        .nfkd()
+        .filter(|&c| !is_combining_mark(c))
+    {
+        match c {
+            'ς' => out.push('σ'),
+            'ß' => out.push_str("ss"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A promotion piece for [`GameFilter::promotion_to`](crate::GameFilter): a piece kind's id
 /// (`vizir`, any case) or its letter (`V`, any case), among the kinds of `variants` (the
 /// variant chosen, or every known variant when none is). A letter that names different kinds
@@ -227,6 +252,26 @@ pub fn promotion_kind(variants: &[&Variant], text: &str) -> Result<String, NameE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_fold_case_and_marks_for_every_script() {
+        for (stored, asked) in [
+            ("Ørjan Olsen", "ørjan"),
+            ("Ñúñez", "Nunez"),
+            ("ΣΩΚΡΆΤΗΣ", "σωκράτης"),
+            ("σωκράτης", "ΣΩΚΡΆΤΗΣ"),
+            ("ИВАНОВ", "иванов"),
+            ("Straße", "STRASSE"),
+            ("İstanbul", "istanbul"),
+        ] {
+            assert!(
+                fold_name(stored).contains(&fold_name(asked)),
+                "{stored} {asked}"
+            );
+        }
+        assert!(!fold_name("Ørjan").contains(&fold_name("orjan")));
+        assert_eq!(fold_name("ﬁscher"), "fischer");
+    }
 
     #[test]
     fn words_and_their_values() {
