@@ -745,6 +745,41 @@ fn a_bad_form_comes_back_filled_with_the_message_beside_it() {
 }
 
 #[test]
+fn names_match_ignoring_case_and_accents_in_every_script() {
+    use crate::queries_search::{NAMES_FOUND, NAMES_PGN};
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("names.pgn");
+    std::fs::write(&pgn, NAMES_PGN).unwrap();
+    let db = dir.path().join("names.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["import", "-q", "--db"])
+        .arg(&db)
+        .arg(&pgn)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s = Served::start(&db, &[]);
+    for (asked, games) in NAMES_FOUND {
+        let t = params_url("/api/games", &[("player", asked)]);
+        let a = s.get(&t);
+        assert_eq!(
+            a.json()["total"].as_u64(),
+            Some(games),
+            "{asked}: {}",
+            a.body
+        );
+    }
+}
+
+fn params_url(path: &str, pairs: &[(&str, &str)]) -> String {
+    let mut q = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        q.append_pair(k, v);
+    }
+    format!("{path}?{}", q.finish())
+}
+
+#[test]
 fn text_from_game_files_is_escaped() {
     let s = Served::start(db(), &[]);
     let id = hostile_id();
