@@ -567,6 +567,230 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
     assert_eq!(s.get("/explore").status, 200);
 }
 
+/// Words of a message written as Rust names (`MissingDestination`, `BadOrigin`): a capital,
+/// lowercase letters, then another capital inside one word.
+fn rust_names(message: &str) -> Vec<&str> {
+    message
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| {
+            let mut chars = w.chars();
+            chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                && w.len() > 2
+                && w[1..].chars().any(|c| c.is_ascii_lowercase())
+                && w[1..].chars().any(|c| c.is_ascii_uppercase())
+        })
+        .collect()
+}
+
+/// The message of an error page: the text of its `p.message`.
+fn page_message(body: &str) -> String {
+    let start = body
+        .find("class=\"message\"")
+        .unwrap_or_else(|| panic!("no message: {body}"));
+    let text = &body[start..];
+    let text = &text[text.find('>').unwrap() + 1..];
+    text[..text.find("</").unwrap()].to_string()
+}
+
+#[test]
+fn every_parameter_is_checked_and_named_in_words() {
+    let s = Served::start(db(), &[]);
+    let id = tamerlane_game();
+    let game = format!("/game/{id}");
+    let api_game = format!("/api/game/{id}");
+    let filter = [
+        "color",
+        "from",
+        "to",
+        "result",
+        "termination",
+        "min-plies",
+        "max-plies",
+        "with",
+        "promotion-to",
+        "variant",
+    ];
+    let list = [
+        "fen",
+        "moves",
+        "exact-order",
+        "sort",
+        "reverse",
+        "limit",
+        "offset",
+    ];
+    let stats = ["by", "opening-plies", "top"];
+    // Each route, what its requests start with, and the parameters that take only some values.
+    let routes: Vec<(&str, &str, Vec<&str>)> = vec![
+        ("/explore", "", vec!["variant", "fen", "moves", "flip"]),
+        (&game, "", vec!["ply", "node", "fen", "flip"]),
+        ("/search", "", filter.iter().chain(&list).copied().collect()),
+        (
+            "/api/games",
+            "",
+            filter.iter().chain(&list).copied().collect(),
+        ),
+        ("/stats", "", filter.iter().chain(&stats).copied().collect()),
+        (
+            "/api/stats",
+            "",
+            filter.iter().chain(&stats).copied().collect(),
+        ),
+        (
+            "/api/explore",
+            "variant=tamerlane&",
+            vec!["fen", "moves", "depth", "breadth", "examples", "max-nodes"],
+        ),
+        (&api_game, "", vec!["ply"]),
+    ];
+    for (path, base, names) in &routes {
+        for name in names {
+            for garbage in ["%3Cscript%3E", "zz9"] {
+                let t = format!("{path}?{base}{name}={garbage}");
+                let a = s.get(&t);
+                assert_eq!(a.status, 400, "{t}: {}", a.body);
+                let message = if path.starts_with("/api/") {
+                    a.json()["error"].as_str().unwrap().to_string()
+                } else {
+                    page_message(&a.body)
+                };
+                assert!(message.contains(name), "{t}: {message}");
+                let named = rust_names(&message);
+                assert!(named.is_empty(), "{t}: {named:?} in {message}");
+            }
+        }
+    }
+    // Names, events and sites are searched for as given: any text is a question.
+    for t in [
+        "/search?player=%3Cscript%3E",
+        "/api/games?event=zz9",
+        "/stats?site=zz9",
+    ] {
+        assert_eq!(s.get(t).status, 200, "{t}");
+    }
+    // A move that cannot be read is said in words, not as the reader's names for it.
+    for t in [
+        "/api/explore?variant=tamerlane&moves=Nz",
+        "/api/games?variant=shatranj&moves=Ng1g2f3",
+        "/explore?variant=shatranj&moves=e3+N",
+    ] {
+        let a = s.get(t);
+        assert_eq!(a.status, 400, "{t}: {}", a.body);
+        let message = if t.starts_with("/api/") {
+            a.json()["error"].as_str().unwrap().to_string()
+        } else {
+            page_message(&a.body)
+        };
+        assert!(
+            message.contains("is not a move: expected"),
+            "{t}: {message}"
+        );
+        assert!(rust_names(&message).is_empty(), "{t}: {message}");
+    }
+    // An unknown promotion piece lists what is accepted.
+    let a = s.get("/api/games?variant=tamerlane&promotion-to=Q");
+    let message = a.json()["error"].as_str().unwrap().to_string();
+    assert!(
+        message.contains("promotion-to") && message.contains("vizir (V)"),
+        "{message}"
+    );
+    let a = s.get("/api/games?variant=tamerlane&promotion-to=v");
+    assert_eq!(a.status, 200, "{}", a.body);
+}
+
+#[test]
+fn a_bad_form_comes_back_filled_with_the_message_beside_it() {
+    let s = Served::start(db(), &[]);
+    let cases = [
+        (
+            "/search?color=white&event=Cup",
+            "choose a player",
+            "value=\"Cup\"",
+        ),
+        // The database holds several variants: a line of moves needs one chosen.
+        (
+            "/search?moves=f4&event=Cup",
+            "moves needs a variant",
+            "value=\"f4\"",
+        ),
+        (
+            "/stats?top=zz9&player=Ali",
+            "parameter top",
+            "value=\"Ali\"",
+        ),
+        (
+            "/search?player=%3Cb%3E&limit=0",
+            "parameter limit",
+            "value=\"&lt;b&gt;\"",
+        ),
+        (
+            "/explore?variant=tamerlane&moves=f4+Kz9",
+            "move 2",
+            "value=\"f4 Kz9\"",
+        ),
+    ];
+    for (t, said, filled) in cases {
+        let a = s.get(t);
+        assert_eq!(a.status, 400, "{t}: {}", a.body);
+        assert!(page_message(&a.body).contains(said), "{t}: {}", a.body);
+        assert!(a.body.contains("<form"), "{t}: {}", a.body);
+        assert!(a.body.contains(filled), "{t}: {}", a.body);
+    }
+    // The API keeps answering errors as JSON.
+    let a = s.get("/api/games?color=white");
+    assert_eq!(a.status, 400);
+    assert!(a.json()["error"].as_str().unwrap().contains("player"));
+    // Empty fields are absent, as a form sent without the script gives them.
+    let a = s.get("/search?player=&color=&event=&variant=&moves=&limit=&with=");
+    assert_eq!(a.status, 200, "{}", a.body);
+    // Links the server builds leave empty values out.
+    let a = s.get("/search?variant=tamerlane&event=&limit=2");
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert!(a.body.contains("offset=2"), "{}", a.body);
+    for empty in ["=&amp;", "=\""] {
+        assert!(
+            !a.body.contains(&format!("href=\"/search?{empty}")) && !a.body.contains("event="),
+            "{}",
+            a.body
+        );
+    }
+}
+
+#[test]
+fn names_match_ignoring_case_and_accents_in_every_script() {
+    use crate::queries_search::{NAMES_FOUND, NAMES_PGN};
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("names.pgn");
+    std::fs::write(&pgn, NAMES_PGN).unwrap();
+    let db = dir.path().join("names.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["import", "-q", "--db"])
+        .arg(&db)
+        .arg(&pgn)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s = Served::start(&db, &[]);
+    for (asked, games) in NAMES_FOUND {
+        let t = params_url("/api/games", &[("player", asked)]);
+        let a = s.get(&t);
+        assert_eq!(
+            a.json()["total"].as_u64(),
+            Some(games),
+            "{asked}: {}",
+            a.body
+        );
+    }
+}
+
+fn params_url(path: &str, pairs: &[(&str, &str)]) -> String {
+    let mut q = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        q.append_pair(k, v);
+    }
+    format!("{path}?{}", q.finish())
+}
+
 #[test]
 fn text_from_game_files_is_escaped() {
     let s = Served::start(db(), &[]);

@@ -160,7 +160,20 @@ pub(crate) fn game_query(
         ));
     }
     if p.get("fen").is_some() || p.get("moves").is_some() {
-        let variant = position_variant(db, registry, p.variant(registry)?)?;
+        let variant = position_variant(db, registry, p.variant(registry)?).map_err(|e| {
+            // Said as what the form asked for: the position needs a variant to be read.
+            let given = if p.get("moves").is_some() {
+                "moves"
+            } else {
+                "fen"
+            };
+            match e {
+                AppError::BadRequest(m) => {
+                    AppError::BadRequest(format!("parameter {given} needs a variant: {m}"))
+                }
+                e => e,
+            }
+        })?;
         let line = p.line(&variant)?;
         q.filter.variant = Some(variant.id().to_string());
         if exact {

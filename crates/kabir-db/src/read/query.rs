@@ -1168,11 +1168,12 @@ impl Database {
         let mut clauses: Vec<String> = Vec::new();
         let mut args: Vec<Box<dyn ToSql>> = Vec::new();
         let mut contains = |clauses: &mut Vec<String>, columns: &[&str], value: &str| {
-            args.push(Box::new(value.to_ascii_lowercase()));
+            // Folded alike on both sides, as the name index matches (`names::fold_name`).
+            args.push(Box::new(crate::derived::names::fold_name(value)));
             let n = args.len();
             let parts: Vec<String> = columns
                 .iter()
-                .map(|c| format!("instr(lower(coalesce(g.{c}, '')), ?{n}) > 0"))
+                .map(|c| format!("instr(kabir_fold(coalesce(g.{c}, '')), ?{n}) > 0"))
                 .collect();
             clauses.push(format!("({})", parts.join(" OR ")));
         };
