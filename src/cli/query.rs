@@ -191,8 +191,8 @@ pub struct FilterArgs {
     /// Games containing this special move (repeat for several; all must be present).
     #[arg(long = "with", value_enum, value_name = "MOVE")]
     pub with: Vec<SpecialArg>,
-    /// Games with a promotion to this piece (its id, such as `vizir`, or its letter with
-    /// --variant).
+    /// Games with a promotion to this piece: its id, such as `vizir`, or its letter (of the
+    /// --variant given, or of any variant).
     #[arg(long, value_name = "PIECE")]
     pub promotion_to: Option<String>,
     #[command(flatten)]
@@ -216,10 +216,27 @@ impl FilterArgs {
     /// The library's filter.
     pub fn filter(&self) -> Result<GameFilter> {
         let variant = self.variant()?;
-        let promotion_to = self
-            .promotion_to
-            .as_deref()
-            .map(|p| names::promotion_kind(variant.as_deref(), p));
+        let promotion_to = match self.promotion_to.as_deref() {
+            None => None,
+            Some(p) => {
+                let registry;
+                let all: Vec<&Arc<Variant>> = match &variant {
+                    Some(v) => vec![v],
+                    None => {
+                        registry = self.registry()?;
+                        registry
+                            .ids()
+                            .iter()
+                            .filter_map(|id| registry.find(id))
+                            .collect()
+                    }
+                };
+                let all: Vec<&Variant> = all.into_iter().map(|v| v.as_ref()).collect();
+                let kind = names::promotion_kind(&all, p)
+                    .map_err(|e| anyhow::anyhow!("--promotion-to: {e}"))?;
+                Some(kind)
+            }
+        };
         Ok(GameFilter {
             player: self.player.clone(),
             color: self.color.map(|c| match c {

@@ -414,3 +414,18 @@ fn a_deep_wide_tree_of_thousands_of_games_in_bounded_memory() {
         }
     }
 }
+
+#[test]
+fn a_move_that_cannot_be_read_is_said_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = build_db(dir.path());
+    for moves in ["Nz", "e3 Ng1g2f3"] {
+        let out = run(&db, &["explore", "--variant", "shatranj", "--moves", moves]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("is not a move: expected"), "{stderr}");
+        for rust_name in ["MissingDestination", "BadOrigin"] {
+            assert!(!stderr.contains(rust_name), "{stderr}");
+        }
+    }
+}

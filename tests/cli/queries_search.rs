@@ -152,6 +152,18 @@ fn tag_filters_count_exactly() {
             promoted_to(&kind)
         );
     }
+    // A piece no variant has, or a letter the variant gives no piece, is refused with what
+    // is accepted.
+    for args in [
+        &["search", "--promotion-to", "<script>"][..],
+        &["search", "--promotion-to", "Q", "--variant", "tamerlane"],
+    ] {
+        let out = run(&db, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("--promotion-to"), "{stderr}");
+        assert!(stderr.contains("vizir"), "{stderr}");
+    }
 }
 
 #[test]
@@ -320,11 +332,12 @@ fn sql_looking_arguments_are_data() {
         &["--event", "%"],
         &["--site", "x' OR '1'='1"],
         &["--player", "\" OR 1=1 --", "--color", "white"],
-        &["--promotion-to", "vizir' OR 'a'='a"],
     ] {
         assert_eq!(total(&db, args), 0, "{args:?}");
     }
     // Parsed values reject SQL outright.
+    let out = run(&db, &["search", "--promotion-to", "vizir' OR 'a'='a"]);
+    assert_eq!(out.status.code(), Some(2));
     let out = run(&db, &["search", "--from", "1990' OR '1'='1"]);
     assert_eq!(out.status.code(), Some(2));
     let out = run(&db, &["search", "--variant", "shatranj; DROP TABLE game"]);
@@ -495,4 +508,44 @@ fn a_damaged_database_is_exported_with_its_damage_named() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// Games whose players are written in several scripts, with capitals and accents.
+pub(crate) const NAMES_PGN: &str = "\
+[Variant \"Shatranj\"]\n[White \"Ørjan Olsen\"]\n[Black \"Ñúñez\"]\n[Result \"*\"]\n\n1. e3 e6 *\n\n\
+[Variant \"Shatranj\"]\n[White \"ΣΩΚΡΆΤΗΣ\"]\n[Black \"ИВАНОВ\"]\n[Result \"*\"]\n\n1. e3 e6 *\n\n\
+[Variant \"Shatranj\"]\n[White \"σωκράτης\"]\n[Black \"иванов\"]\n[Result \"*\"]\n\n1. e3 e6 *\n";
+
+/// Which texts find how many of [`NAMES_PGN`]'s games.
+pub(crate) const NAMES_FOUND: [(&str, u64); 9] = [
+    ("ørjan", 1),
+    ("ØRJAN", 1),
+    ("Nunez", 1),
+    ("ÑÚÑEZ", 1),
+    ("ΣΩΚΡΆΤΗΣ", 2),
+    ("σωκρατης", 2),
+    ("ИВАНОВ", 2),
+    ("иванов", 2),
+    // `ø` is a letter of its own, not `o` with a mark.
+    ("orjan", 0),
+];
+
+#[test]
+fn names_match_ignoring_case_and_accents_in_every_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("names.pgn");
+    std::fs::write(&pgn, NAMES_PGN).unwrap();
+    let db = dir.path().join("names.db");
+    crate::cli_common::kabir()
+        .args(["import", "-q", "--db"])
+        .arg(&db)
+        .arg(&pgn)
+        .assert()
+        .code(0);
+    for (asked, games) in NAMES_FOUND {
+        assert_eq!(total(&db, &["--player", asked]), games, "{asked}");
+    }
+    // With the name index or without it (a colour reads the games' own tags), alike.
+    assert_eq!(total(&db, &["--player", "nunez", "--color", "black"]), 1);
+    assert_eq!(total(&db, &["--player", "nunez", "--color", "white"]), 0);
 }

@@ -102,6 +102,11 @@ fn agent() -> ureq::Agent {
 }
 
 fn get(url: &str) -> Answer {
+    get_up_to(url, 10 << 20)
+}
+
+/// A request whose answer may be up to `limit` bytes long.
+fn get_up_to(url: &str, limit: u64) -> Answer {
     let mut r = agent().get(url).call().unwrap();
     let headers = r
         .headers()
@@ -111,7 +116,14 @@ fn get(url: &str) -> Answer {
     Answer {
         status: r.status().as_u16(),
         headers,
-        body: String::from_utf8_lossy(&r.body_mut().read_to_vec().unwrap()).into_owned(),
+        body: String::from_utf8_lossy(
+            &r.body_mut()
+                .with_config()
+                .limit(limit)
+                .read_to_vec()
+                .unwrap(),
+        )
+        .into_owned(),
     }
 }
 
@@ -302,7 +314,7 @@ fn the_api_answers_as_the_command_line() {
         ],
     );
     // A tree cut at its bound, as the command line cuts it.
-    let cut = "/api/explore?variant=tamerlane&depth=40&breadth=1000&max-nodes=50";
+    let cut = "/api/explore?variant=tamerlane&depth=20&breadth=100&max-nodes=50";
     same(
         &s,
         cut,
@@ -311,9 +323,9 @@ fn the_api_answers_as_the_command_line() {
             "--variant",
             "tamerlane",
             "--depth",
-            "40",
+            "20",
             "--breadth",
-            "1000",
+            "100",
             "--max-nodes",
             "50",
         ],
@@ -437,7 +449,7 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
         "/explore?variant=shatranj&variant=tamerlane",
         "/explore?flip=maybe",
         "/api/explore?variant=tamerlane&depth=0",
-        "/api/explore?variant=tamerlane&depth=41",
+        "/api/explore?variant=tamerlane&depth=21",
         "/api/explore?variant=tamerlane&max-nodes=0",
         "/api/explore?variant=tamerlane&max-nodes=20001",
         // A NUL reaches no query (SQLite's full-text search ends its text there).
@@ -553,6 +565,230 @@ fn bad_requests_are_400_and_unknown_paths_404_never_500() {
     assert!(a.starts_with("HTTP/1.1 414"), "{}", &a[..a.len().min(200)]);
     // After all that the server still answers.
     assert_eq!(s.get("/explore").status, 200);
+}
+
+/// Words of a message written as Rust names (`MissingDestination`, `BadOrigin`): a capital,
+/// lowercase letters, then another capital inside one word.
+fn rust_names(message: &str) -> Vec<&str> {
+    message
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| {
+            let mut chars = w.chars();
+            chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                && w.len() > 2
+                && w[1..].chars().any(|c| c.is_ascii_lowercase())
+                && w[1..].chars().any(|c| c.is_ascii_uppercase())
+        })
+        .collect()
+}
+
+/// The message of an error page: the text of its `p.message`.
+fn page_message(body: &str) -> String {
+    let start = body
+        .find("class=\"message\"")
+        .unwrap_or_else(|| panic!("no message: {body}"));
+    let text = &body[start..];
+    let text = &text[text.find('>').unwrap() + 1..];
+    text[..text.find("</").unwrap()].to_string()
+}
+
+#[test]
+fn every_parameter_is_checked_and_named_in_words() {
+    let s = Served::start(db(), &[]);
+    let id = tamerlane_game();
+    let game = format!("/game/{id}");
+    let api_game = format!("/api/game/{id}");
+    let filter = [
+        "color",
+        "from",
+        "to",
+        "result",
+        "termination",
+        "min-plies",
+        "max-plies",
+        "with",
+        "promotion-to",
+        "variant",
+    ];
+    let list = [
+        "fen",
+        "moves",
+        "exact-order",
+        "sort",
+        "reverse",
+        "limit",
+        "offset",
+    ];
+    let stats = ["by", "opening-plies", "top"];
+    // Each route, what its requests start with, and the parameters that take only some values.
+    let routes: Vec<(&str, &str, Vec<&str>)> = vec![
+        ("/explore", "", vec!["variant", "fen", "moves", "flip"]),
+        (&game, "", vec!["ply", "node", "fen", "flip"]),
+        ("/search", "", filter.iter().chain(&list).copied().collect()),
+        (
+            "/api/games",
+            "",
+            filter.iter().chain(&list).copied().collect(),
+        ),
+        ("/stats", "", filter.iter().chain(&stats).copied().collect()),
+        (
+            "/api/stats",
+            "",
+            filter.iter().chain(&stats).copied().collect(),
+        ),
+        (
+            "/api/explore",
+            "variant=tamerlane&",
+            vec!["fen", "moves", "depth", "breadth", "examples", "max-nodes"],
+        ),
+        (&api_game, "", vec!["ply"]),
+    ];
+    for (path, base, names) in &routes {
+        for name in names {
+            for garbage in ["%3Cscript%3E", "zz9"] {
+                let t = format!("{path}?{base}{name}={garbage}");
+                let a = s.get(&t);
+                assert_eq!(a.status, 400, "{t}: {}", a.body);
+                let message = if path.starts_with("/api/") {
+                    a.json()["error"].as_str().unwrap().to_string()
+                } else {
+                    page_message(&a.body)
+                };
+                assert!(message.contains(name), "{t}: {message}");
+                let named = rust_names(&message);
+                assert!(named.is_empty(), "{t}: {named:?} in {message}");
+            }
+        }
+    }
+    // Names, events and sites are searched for as given: any text is a question.
+    for t in [
+        "/search?player=%3Cscript%3E",
+        "/api/games?event=zz9",
+        "/stats?site=zz9",
+    ] {
+        assert_eq!(s.get(t).status, 200, "{t}");
+    }
+    // A move that cannot be read is said in words, not as the reader's names for it.
+    for t in [
+        "/api/explore?variant=tamerlane&moves=Nz",
+        "/api/games?variant=shatranj&moves=Ng1g2f3",
+        "/explore?variant=shatranj&moves=e3+N",
+    ] {
+        let a = s.get(t);
+        assert_eq!(a.status, 400, "{t}: {}", a.body);
+        let message = if t.starts_with("/api/") {
+            a.json()["error"].as_str().unwrap().to_string()
+        } else {
+            page_message(&a.body)
+        };
+        assert!(
+            message.contains("is not a move: expected"),
+            "{t}: {message}"
+        );
+        assert!(rust_names(&message).is_empty(), "{t}: {message}");
+    }
+    // An unknown promotion piece lists what is accepted.
+    let a = s.get("/api/games?variant=tamerlane&promotion-to=Q");
+    let message = a.json()["error"].as_str().unwrap().to_string();
+    assert!(
+        message.contains("promotion-to") && message.contains("vizir (V)"),
+        "{message}"
+    );
+    let a = s.get("/api/games?variant=tamerlane&promotion-to=v");
+    assert_eq!(a.status, 200, "{}", a.body);
+}
+
+#[test]
+fn a_bad_form_comes_back_filled_with_the_message_beside_it() {
+    let s = Served::start(db(), &[]);
+    let cases = [
+        (
+            "/search?color=white&event=Cup",
+            "choose a player",
+            "value=\"Cup\"",
+        ),
+        // The database holds several variants: a line of moves needs one chosen.
+        (
+            "/search?moves=f4&event=Cup",
+            "moves needs a variant",
+            "value=\"f4\"",
+        ),
+        (
+            "/stats?top=zz9&player=Ali",
+            "parameter top",
+            "value=\"Ali\"",
+        ),
+        (
+            "/search?player=%3Cb%3E&limit=0",
+            "parameter limit",
+            "value=\"&lt;b&gt;\"",
+        ),
+        (
+            "/explore?variant=tamerlane&moves=f4+Kz9",
+            "move 2",
+            "value=\"f4 Kz9\"",
+        ),
+    ];
+    for (t, said, filled) in cases {
+        let a = s.get(t);
+        assert_eq!(a.status, 400, "{t}: {}", a.body);
+        assert!(page_message(&a.body).contains(said), "{t}: {}", a.body);
+        assert!(a.body.contains("<form"), "{t}: {}", a.body);
+        assert!(a.body.contains(filled), "{t}: {}", a.body);
+    }
+    // The API keeps answering errors as JSON.
+    let a = s.get("/api/games?color=white");
+    assert_eq!(a.status, 400);
+    assert!(a.json()["error"].as_str().unwrap().contains("player"));
+    // Empty fields are absent, as a form sent without the script gives them.
+    let a = s.get("/search?player=&color=&event=&variant=&moves=&limit=&with=");
+    assert_eq!(a.status, 200, "{}", a.body);
+    // Links the server builds leave empty values out.
+    let a = s.get("/search?variant=tamerlane&event=&limit=2");
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert!(a.body.contains("offset=2"), "{}", a.body);
+    for empty in ["=&amp;", "=\""] {
+        assert!(
+            !a.body.contains(&format!("href=\"/search?{empty}")) && !a.body.contains("event="),
+            "{}",
+            a.body
+        );
+    }
+}
+
+#[test]
+fn names_match_ignoring_case_and_accents_in_every_script() {
+    use crate::queries_search::{NAMES_FOUND, NAMES_PGN};
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("names.pgn");
+    std::fs::write(&pgn, NAMES_PGN).unwrap();
+    let db = dir.path().join("names.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["import", "-q", "--db"])
+        .arg(&db)
+        .arg(&pgn)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s = Served::start(&db, &[]);
+    for (asked, games) in NAMES_FOUND {
+        let t = params_url("/api/games", &[("player", asked)]);
+        let a = s.get(&t);
+        assert_eq!(
+            a.json()["total"].as_u64(),
+            Some(games),
+            "{asked}: {}",
+            a.body
+        );
+    }
+}
+
+fn params_url(path: &str, pairs: &[(&str, &str)]) -> String {
+    let mut q = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        q.append_pair(k, v);
+    }
+    format!("{path}?{}", q.finish())
 }
 
 #[test]
@@ -692,4 +928,209 @@ fn start_up_errors_and_the_browser() {
     std::thread::sleep(Duration::from_millis(200));
     let err = s.stop_and_stderr();
     assert!(err.contains("could not start a browser"), "{err}");
+}
+
+/// Runs `kabir ARGS`, expecting success.
+fn run_kabir(args: &[&std::ffi::OsStr]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Long random Tamerlane games (`kabir generate`'s own length), enough that a deep explorer
+/// tree with many examples per move takes a good part of a second.
+fn heavy_db() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve_http_heavy");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let pgn = dir.join("games.pgn");
+        let db = dir.join("games.db");
+        run_kabir(&[
+            "generate".as_ref(),
+            "--variant".as_ref(),
+            "tamerlane".as_ref(),
+            "--games".as_ref(),
+            "2000".as_ref(),
+            "--seed".as_ref(),
+            "7".as_ref(),
+            "-o".as_ref(),
+            pgn.as_os_str(),
+        ]);
+        run_kabir(&[
+            "import".as_ref(),
+            "-q".as_ref(),
+            "--db".as_ref(),
+            db.as_os_str(),
+            pgn.as_os_str(),
+        ]);
+        db
+    })
+}
+
+#[test]
+fn heavy_requests_never_hold_up_a_page() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Instant;
+
+    // Four database threads (the default), three of which may run heavy requests.
+    let s = Served::start(heavy_db(), &["--timeout", "20"]);
+    let page = "/explore?variant=tamerlane&moves=f4";
+    assert_eq!(s.get(page).status, 200);
+    let heavy = format!(
+        "{}/api/explore?variant=tamerlane&depth=20&breadth=100&examples=100",
+        s.url
+    );
+    let calls = 8;
+    let pending = Arc::new(AtomicUsize::new(calls));
+    let clients: Vec<_> = (0..calls)
+        .map(|_| {
+            let (url, pending) = (heavy.clone(), pending.clone());
+            std::thread::spawn(move || {
+                // A tree of 20,000 moves with their examples: tens of megabytes.
+                let a = get_up_to(&url, 1 << 30);
+                pending.fetch_sub(1, Ordering::SeqCst);
+                a
+            })
+        })
+        .collect();
+    // Time for the calls to reach the server and take every heavy thread.
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..5 {
+        let start = Instant::now();
+        let a = s.get(page);
+        let took = start.elapsed();
+        let still = pending.load(Ordering::SeqCst);
+        assert_eq!(a.status, 200, "{}", a.body);
+        assert!(
+            took < Duration::from_millis(200),
+            "the page took {took:?} while heavy calls ran"
+        );
+        // Three run and the others wait for a permit: most are still unanswered.
+        assert!(
+            still >= 3,
+            "only {still} of {calls} heavy calls were still pending"
+        );
+    }
+    let answers: Vec<Answer> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    let done = answers.iter().filter(|a| a.status == 200).count();
+    assert!(done >= 3, "the heavy calls ran: {done} answered");
+    for a in answers.iter().filter(|a| a.status != 200) {
+        // Past the wait for a permit: refused, saying why and when to come back.
+        assert_eq!(a.status, 503, "{}", a.body);
+        assert_eq!(a.header("retry-after"), Some("20"));
+        let msg = a.json()["error"].as_str().unwrap().to_string();
+        assert!(msg.contains("at most 3 heavy requests at once"), "{msg}");
+    }
+}
+
+#[test]
+fn sizes_past_their_bounds_are_refused_before_any_work() {
+    let s = Served::start(db(), &[]);
+    let cases = [
+        ("/api/explore?variant=tamerlane&depth=21", "depth", "20"),
+        (
+            "/api/explore?variant=tamerlane&breadth=101",
+            "breadth",
+            "100",
+        ),
+        (
+            "/api/explore?variant=tamerlane&examples=101",
+            "examples",
+            "100",
+        ),
+        ("/api/stats?by=opening&top=101", "top", "100"),
+        (
+            "/api/stats?by=opening&opening-plies=9",
+            "opening-plies",
+            "8",
+        ),
+        ("/api/games?limit=1001", "limit", "1000"),
+        ("/stats?by=opening&top=1000", "top", "100"),
+        ("/stats?by=opening&opening-plies=200", "opening-plies", "8"),
+        ("/search?limit=1001", "limit", "1000"),
+    ];
+    for (t, name, bound) in cases {
+        let a = s.get(t);
+        assert_eq!(a.status, 400, "{t}: {}", a.body);
+        let msg = if t.starts_with("/api/") {
+            a.json()["error"].as_str().unwrap().to_string()
+        } else {
+            a.body.clone()
+        };
+        assert!(msg.contains(name), "{t}: {msg}");
+        assert!(msg.contains(bound), "{t}: {msg}");
+    }
+    // At the bounds: answered.
+    for t in [
+        "/api/explore?variant=tamerlane&depth=20&breadth=100&examples=100&max-nodes=200",
+        "/api/stats?by=opening&top=100&opening-plies=8",
+        "/stats?by=opening&top=100&opening-plies=8",
+    ] {
+        assert_eq!(s.get(t).status, 200, "{t}");
+    }
+    // The statistics form offers no value past the bounds.
+    let form = s.get("/stats").body;
+    assert!(form.contains(r#"name="top" min="0" max="100""#), "{form}");
+    assert!(
+        form.contains(r#"name="opening-plies" min="0" max="8""#),
+        "{form}"
+    );
+}
+
+#[test]
+fn the_landing_page_follows_an_import_while_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let shatranj = dir.path().join("shatranj.pgn");
+    let tamerlane = dir.path().join("tamerlane.pgn");
+    let more = dir.path().join("more.pgn");
+    std::fs::write(
+        &shatranj,
+        crate::queries_common::generated_pgn("shatranj", 6, 1),
+    )
+    .unwrap();
+    std::fs::write(
+        &tamerlane,
+        crate::queries_common::generated_pgn("tamerlane", 3, 2),
+    )
+    .unwrap();
+    std::fs::write(
+        &more,
+        crate::queries_common::generated_pgn("tamerlane", 6, 3),
+    )
+    .unwrap();
+    let import = |pgn: &Path| {
+        run_kabir(&[
+            "import".as_ref(),
+            "-q".as_ref(),
+            "--db".as_ref(),
+            db.as_os_str(),
+            pgn.as_os_str(),
+        ])
+    };
+    import(&shatranj);
+    import(&tamerlane);
+    let s = Served::start(&db, &[]);
+    // The variant with the most games: 6 of shatranj against 3.
+    let a = s.get("/");
+    assert_eq!(a.status, 200);
+    assert!(a.body.contains("<title>Shatranj explorer"), "{}", a.body);
+    // Into the same file while the server runs: now 9 of Tamerlane.
+    import(&more);
+    let a = s.get("/");
+    assert_eq!(a.status, 200);
+    assert!(
+        a.body.contains("<title>Tamerlane Chess explorer"),
+        "{}",
+        a.body
+    );
 }

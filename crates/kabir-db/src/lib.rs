@@ -35,8 +35,8 @@ pub use read::suite::{Suite, SuitePosition, SuiteQuery};
 pub use storage::codec::GameResult;
 pub use storage::database::{DEFAULT_BUSY_TIMEOUT, Database};
 pub use storage::schema::{
-    APPLICATION_ID, BUCKET_BITS, READABLE_FROM as SCHEMA_READABLE_FROM, TREE_BUCKET_BITS,
-    TREE_EXAMPLES, TREE_PLIES, VERSION as SCHEMA_VERSION,
+    APPLICATION_ID, BUCKET_BITS, OPENING_PLIES, READABLE_FROM as SCHEMA_READABLE_FROM,
+    TREE_BUCKET_BITS, TREE_EXAMPLES, TREE_PLIES, VERSION as SCHEMA_VERSION,
 };
 pub use write::import::{BatchStats, Duplicate, DuplicateRule, Importer, Rejected};
 pub use write::pipeline::{

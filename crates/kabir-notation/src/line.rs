@@ -12,7 +12,7 @@ use super::write::san;
 #[non_exhaustive]
 pub enum LineError {
     /// A token is not the text of a move.
-    #[error("move {number} {text:?} is not a move: {error:?}")]
+    #[error("move {number} {text:?} is not a move: {error}")]
     Syntax {
         /// Which move of the line, from 1 (move numbers are not counted).
         number: usize,

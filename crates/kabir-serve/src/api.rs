@@ -14,7 +14,8 @@ use kabir_db::{
 use kabir_rules::Variant;
 use kabir_rules::variants::Registry;
 
-use super::app::{AppError, State as App, with_db};
+use super::app::{AppError, State as App, with_db, with_db_costing};
+use super::cost;
 use super::params::{self, FILTER, Params, SEARCH, STATS};
 
 /// A JSON answer.
@@ -37,12 +38,16 @@ pub(crate) fn error_response(e: &AppError) -> Response {
         error: String,
     }
     let body = serde_json::to_vec(&Error { error: e.message() }).unwrap_or_default();
-    (
+    let mut r = (
         e.status(),
         [(header::CONTENT_TYPE, "application/json")],
         body,
     )
-        .into_response()
+        .into_response();
+    if let Some(s) = e.retry_after() {
+        r.headers_mut().insert(header::RETRY_AFTER, s.into());
+    }
+    r
 }
 
 fn answer<T: Serialize>(r: Result<T, AppError>) -> Response {
@@ -108,9 +113,9 @@ async fn explore_value(app: Arc<App>, q: Option<String>) -> Result<Vec<u8>, AppE
         ]],
     )?;
     let chosen = p.variant(&app.registry)?;
-    let depth = p.number("depth", 1..=40usize)?.unwrap_or(1);
-    let breadth = p.number("breadth", 0..=1000usize)?.unwrap_or(3);
-    let examples = p.number("examples", 0..=1000usize)?.unwrap_or(3);
+    let depth = p.number("depth", 1..=cost::MAX_DEPTH)?.unwrap_or(1);
+    let breadth = p.number("breadth", 0..=cost::MAX_BREADTH)?.unwrap_or(3);
+    let examples = p.number("examples", 0..=cost::MAX_EXAMPLES)?.unwrap_or(3);
     // A tree may be made smaller than the command line's default, not larger: the server
     // holds one per request running.
     let max_nodes = p
@@ -123,7 +128,7 @@ async fn explore_value(app: Arc<App>, q: Option<String>) -> Result<Vec<u8>, AppE
         max_nodes,
     };
     let registry = app.registry.clone();
-    with_db(&app, move |db| {
+    with_db_costing(&app, cost::explore(depth, examples), move |db| {
         let variant = position_variant(db, &registry, chosen)?;
         let line = p.line(&variant)?;
         let tree = db.explore_tree(&line.position, &query)?;
@@ -155,7 +160,20 @@ pub(crate) fn game_query(
         ));
     }
     if p.get("fen").is_some() || p.get("moves").is_some() {
-        let variant = position_variant(db, registry, p.variant(registry)?)?;
+        let variant = position_variant(db, registry, p.variant(registry)?).map_err(|e| {
+            // Said as what the form asked for: the position needs a variant to be read.
+            let given = if p.get("moves").is_some() {
+                "moves"
+            } else {
+                "fen"
+            };
+            match e {
+                AppError::BadRequest(m) => {
+                    AppError::BadRequest(format!("parameter {given} needs a variant: {m}"))
+                }
+                e => e,
+            }
+        })?;
         let line = p.line(&variant)?;
         q.filter.variant = Some(variant.id().to_string());
         if exact {
@@ -174,10 +192,11 @@ pub(crate) async fn games(State(app): State<Arc<App>>, RawQuery(q): RawQuery) ->
 
 async fn games_value(app: Arc<App>, q: Option<String>) -> Result<SearchAnswer, AppError> {
     let p = Params::parse(q.as_deref(), &[FILTER, SEARCH])?;
-    // Conditions are checked before the database is read.
+    // Conditions and the size of the list are checked before the database is read.
     p.filter(&app.registry)?;
+    let (_, limit) = game_query_unchecked(&p)?;
     let registry = app.registry.clone();
-    with_db(&app, move |db| {
+    with_db_costing(&app, cost::games(limit), move |db| {
         if db.is_empty()? {
             let q = game_query_unchecked(&p)?;
             return Ok(SearchAnswer::new(&SearchPage::default(), q.0, Some(q.1)));
@@ -254,5 +273,8 @@ async fn stats_value(app: Arc<App>, q: Option<String>) -> Result<kabir_db::Repor
     let p = Params::parse(q.as_deref(), &[FILTER, STATS])?;
     let query = p.report(&app.registry)?;
     let registry = app.registry.clone();
-    with_db(&app, move |db| Ok(db.report(&query, &registry)?)).await
+    with_db_costing(&app, cost::report(&query), move |db| {
+        Ok(db.report(&query, &registry)?)
+    })
+    .await
 }

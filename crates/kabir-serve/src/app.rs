@@ -11,11 +11,13 @@ use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use tokio::sync::Semaphore;
 
 use kabir_db::{Database, DbError};
 use kabir_rules::variants::Registry;
 
 use super::Config;
+use super::cost::Cost;
 
 /// The longest request target accepted (path and query).
 pub(crate) const MAX_TARGET: usize = 16 * 1024;
@@ -32,6 +34,11 @@ pub(crate) struct State {
     /// loopback host names).
     pub loopback: bool,
     pool: Mutex<Vec<Conn>>,
+    /// The permits of heavy requests ([`Cost::Heavy`]): one fewer than the database threads,
+    /// so that one thread at least is always free for light ones.
+    heavy: Arc<Semaphore>,
+    /// How many permits `heavy` has, for the message of a request refused for want of one.
+    pub heavy_permits: usize,
     /// The zero of the deadlines kept in [`Conn::deadline`].
     epoch: Instant,
 }
@@ -54,8 +61,19 @@ impl std::fmt::Debug for Conn {
 /// enough to stop within a millisecond, rarely enough to cost nothing measurable.
 const PROGRESS_STEPS: i32 = 1000;
 
+/// The longest a heavy request waits for a permit before it is answered 503: long enough to
+/// ride out a short burst, short enough that a client learns soon that the server is busy.
+const HEAVY_WAIT: Duration = Duration::from_secs(2);
+
+/// The database threads for `workers` queries at once: two at least, so that heavy requests
+/// can have one and light ones another.
+pub(crate) fn threads(workers: usize) -> usize {
+    workers.max(2)
+}
+
 impl State {
     pub fn new(config: Config, first: Database, loopback: bool) -> State {
+        let heavy_permits = threads(config.workers) - 1;
         let db_name = config.db.file_name().map_or_else(
             || config.db.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -67,6 +85,8 @@ impl State {
             timeout: config.query_timeout,
             loopback,
             pool: Mutex::new(Vec::new()),
+            heavy: Arc::new(Semaphore::new(heavy_permits)),
+            heavy_permits,
             epoch: Instant::now(),
         };
         if let Ok(conn) = state.prepare(first) {
@@ -118,6 +138,14 @@ pub(crate) enum AppError {
     NotFound(String),
     /// The query took longer than allowed: 503.
     Timeout(Duration),
+    /// A heavy request found every heavy permit taken for [`HEAVY_WAIT`]: 503 with
+    /// `Retry-After`.
+    Busy {
+        /// The heavy requests the server runs at once.
+        permits: usize,
+        /// When to try again: by then every heavy query running has ended or been stopped.
+        retry_after: Duration,
+    },
     /// The database failed (damaged, locked by a writer, unreadable): 500, or 503 when busy.
     Db(DbError),
     /// A bug: 500.
@@ -135,7 +163,7 @@ impl AppError {
         match self {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
-            AppError::Timeout(_) | AppError::Db(DbError::Busy { .. }) => {
+            AppError::Timeout(_) | AppError::Busy { .. } | AppError::Db(DbError::Busy { .. }) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             AppError::Db(_) | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -151,23 +179,78 @@ impl AppError {
                  --timeout",
                 d.as_secs_f64()
             ),
+            AppError::Busy {
+                permits,
+                retry_after,
+            } => format!(
+                "the server is busy: it runs at most {permits} heavy request{} at once (a deep \
+                 explorer tree, a long list of games, statistics that read every game) and all \
+                 are taken; try again in {} s, or ask for less (docs/SERVE.md lists what is \
+                 heavy)",
+                if *permits == 1 { "" } else { "s" },
+                retry_after.as_secs()
+            ),
             AppError::Db(e) => e.to_string(),
+        }
+    }
+
+    /// The `Retry-After` of the answer, in seconds, when the client should try again later.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            AppError::Busy { retry_after, .. } => Some(retry_after.as_secs()),
+            _ => None,
         }
     }
 }
 
-/// Runs `f` with a database connection on the blocking pool, within the request's time
-/// bound: SQLite interrupts a statement past the deadline, and the request is answered then
-/// whether or not the work has stopped.
+/// Runs `f`, a light request's work, with a database connection: see [`with_db_costing`].
 pub(crate) async fn with_db<T, F>(state: &Arc<State>, f: F) -> Result<T, AppError>
 where
     T: Send + 'static,
     F: FnOnce(&Database) -> Result<T, AppError> + Send + 'static,
 {
+    with_db_costing(state, Cost::Light, f).await
+}
+
+/// Runs `f` with a database connection on the blocking pool, within the request's time
+/// bound: SQLite interrupts a statement past the deadline, and the request is answered then
+/// whether or not the work has stopped.
+///
+/// A heavy request first takes one of the heavy permits, waiting at most [`HEAVY_WAIT`]
+/// (else 503, [`AppError::Busy`]), and holds it until its work has stopped, not merely until
+/// it is answered: there are fewer permits than threads, so at most that many threads are
+/// ever busy with heavy work and a light request finds one free.
+pub(crate) async fn with_db_costing<T, F>(
+    state: &Arc<State>,
+    cost: Cost,
+    f: F,
+) -> Result<T, AppError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Database) -> Result<T, AppError> + Send + 'static,
+{
     let timeout = state.timeout;
+    let permit = match cost {
+        Cost::Light => None,
+        Cost::Heavy => {
+            let wait = HEAVY_WAIT.min(timeout);
+            match tokio::time::timeout(wait, state.heavy.clone().acquire_owned()).await {
+                Ok(Ok(p)) => Some(p),
+                // The semaphore is never closed; a closed one would be refused the same way.
+                Ok(Err(_)) | Err(_) => {
+                    return Err(AppError::Busy {
+                        permits: state.heavy_permits,
+                        retry_after: Duration::from_secs(timeout.as_secs_f64().ceil() as u64),
+                    });
+                }
+            }
+        }
+    };
     let deadline = Instant::now() + timeout;
     let st = state.clone();
     let task = tokio::task::spawn_blocking(move || {
+        // Released when the work is done, whether or not the request is still waiting.
+        let _permit = permit;
         // A request that waited for a thread past its deadline is not started.
         if Instant::now() >= deadline {
             return Err(AppError::Timeout(timeout));
@@ -385,6 +468,47 @@ mod tests {
         assert_eq!(r.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(r.headers()[header::CONTENT_SECURITY_POLICY], CSP);
         assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    }
+
+    #[test]
+    fn a_heavy_request_past_the_permits_waits_then_is_refused_while_light_ones_run() {
+        let path = std::env::temp_dir().join(format!("kabir-serve-busy-{}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        drop(Database::create_or_open(&path).unwrap());
+        let mut config = Config::new(&path);
+        config.workers = 2;
+        config.query_timeout = Duration::from_millis(300);
+        let state = Arc::new(State::new(config, Database::open(&path).unwrap(), true));
+        assert_eq!(state.heavy_permits, 1);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .max_blocking_threads(threads(2))
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            // Another heavy request holds the only permit.
+            let held = state.heavy.clone().acquire_owned().await.unwrap();
+            let empty = with_db(&state, |db| Ok(db.is_empty()?)).await.unwrap();
+            assert!(empty, "a light request runs meanwhile");
+            let started = Instant::now();
+            let e = with_db_costing(&state, Cost::Heavy, |_| Ok(()))
+                .await
+                .unwrap_err();
+            assert!(started.elapsed() >= Duration::from_millis(300), "it waited");
+            assert!(matches!(e, AppError::Busy { permits: 1, .. }), "{e:?}");
+            assert_eq!(e.status(), StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(e.retry_after(), Some(1));
+            assert!(
+                e.message().contains("at most 1 heavy request at once"),
+                "{}",
+                e.message()
+            );
+            drop(held);
+            with_db_costing(&state, Cost::Heavy, |_| Ok(()))
+                .await
+                .unwrap();
+        });
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]

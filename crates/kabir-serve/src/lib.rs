@@ -21,6 +21,7 @@
 mod api;
 mod app;
 mod assets;
+mod cost;
 mod pages;
 mod params;
 mod view;
@@ -43,7 +44,8 @@ pub struct Config {
     /// The longest a request may query the database; past it the query is interrupted and
     /// the request answered with 503.
     pub query_timeout: Duration,
-    /// Database queries running at once, each on its own connection and thread.
+    /// Database queries running at once, each on its own connection and thread (two at
+    /// least); heavy requests may hold one fewer, so that light ones always find a thread.
     pub workers: usize,
     /// The variants stored games may be of: the built-ins and any loaded from files.
     pub registry: Registry,
@@ -134,12 +136,13 @@ impl Server {
     }
 
     /// Serves until the process ends: one thread for the connections and `workers` threads
-    /// for the database queries.
+    /// (two at least) for the database queries, one fewer of which may run heavy requests
+    /// at once (`docs/SERVE.md`).
     pub fn run(self) -> Result<(), ServeError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
-            .max_blocking_threads(self.workers)
+            .max_blocking_threads(app::threads(self.workers))
             .build()?;
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(self.listener)?;

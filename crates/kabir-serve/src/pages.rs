@@ -17,7 +17,8 @@ use kabir_rules::variants::Registry;
 use kabir_rules::{Color, Move, MoveKind, Position, Variant};
 
 use super::api::{game_id, game_query, load_game};
-use super::app::{AppError, State as App, with_db};
+use super::app::{AppError, State as App, with_db, with_db_costing};
+use super::cost;
 use super::params::{FILTER, Line, Params, SEARCH, STATS, url};
 use super::view::{self, MainAttrs, Nav, count, layout, move_label, nav_link, pct, result_bar};
 
@@ -34,6 +35,7 @@ fn page(markup: Markup) -> Response {
 /// An error as a page, with its status.
 pub(crate) fn error_page(e: &AppError, db_name: Option<&str>) -> Response {
     let title = match e.status() {
+        _ if e.retry_after().is_some() => "Busy",
         StatusCode::BAD_REQUEST => "Bad request",
         StatusCode::NOT_FOUND => "Not found",
         StatusCode::SERVICE_UNAVAILABLE => "Too slow",
@@ -56,12 +58,16 @@ pub(crate) fn error_page(e: &AppError, db_name: Option<&str>) -> Response {
         },
         body,
     );
-    (
+    let mut r = (
         e.status(),
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
         markup.into_string(),
     )
-        .into_response()
+        .into_response();
+    if let Some(s) = e.retry_after() {
+        r.headers_mut().insert(header::RETRY_AFTER, s.into());
+    }
+    r
 }
 
 fn respond(app: &App, r: Result<Markup, AppError>) -> Response {
@@ -69,6 +75,106 @@ fn respond(app: &App, r: Result<Markup, AppError>) -> Response {
         Ok(m) => page(m),
         Err(e) => error_page(&e, Some(&app.db_name)),
     }
+}
+
+/// The pages whose parameters come from a form.
+#[derive(Clone, Copy)]
+enum FormPage {
+    Explore,
+    Search,
+    Stats,
+}
+
+/// Like [`respond`], but a request the form's parameters made bad is answered with the
+/// form again, filled with what was sent, and the message beside it.
+fn respond_form(
+    app: &App,
+    r: Result<Markup, AppError>,
+    q: Option<&str>,
+    which: FormPage,
+) -> Response {
+    match r {
+        Err(e @ AppError::BadRequest(_)) => form_error_page(app, &e, q, which),
+        r => respond(app, r),
+    }
+}
+
+fn form_error_page(app: &App, e: &AppError, q: Option<&str>, which: FormPage) -> Response {
+    let p = Params::lenient(q);
+    let message = html! { p.message role="alert" { (e.message()) } };
+    let (title, nav, page_name, body) = match which {
+        FormPage::Search => (
+            "Games",
+            Nav::Search,
+            "search",
+            html! {
+                div.columns.search {
+                    section.panel.form-panel {
+                        h2 { "Find games" }
+                        (message)
+                        (filter_form(&p, &app.registry, "/search", true))
+                    }
+                }
+            },
+        ),
+        FormPage::Stats => (
+            "Statistics",
+            Nav::Stats,
+            "stats",
+            html! {
+                div.columns.stats {
+                    section.panel.form-panel {
+                        h2 { "Statistics" }
+                        (message)
+                        (filter_form(&p, &app.registry, "/stats", false))
+                    }
+                }
+            },
+        ),
+        FormPage::Explore => {
+            let ids = app.registry.ids();
+            let mut variants: Vec<(&str, &str)> = vec![("", "the database's")];
+            variants.extend(ids.iter().map(|i| (i.as_str(), i.as_str())));
+            (
+                "Explorer",
+                Nav::Explore,
+                "explore-error",
+                html! {
+                    section.panel.form-panel {
+                        h2 { "Explorer" }
+                        (message)
+                        form.filters method="get" action="/explore" {
+                            div.grid {
+                                (select(&p, "variant", "Variant", &variants))
+                                (text_input(&p, "moves", "Moves", "e.g. f4 f7 e4"))
+                                (text_input(&p, "fen", "Position (FEN)", ""))
+                            }
+                            div.actions {
+                                button type="submit" { "Go" }
+                                a href="/explore" { "Start position" }
+                            }
+                        }
+                    }
+                },
+            )
+        }
+    };
+    let markup = layout(
+        title,
+        nav,
+        &app.db_name,
+        MainAttrs {
+            page: page_name,
+            ..MainAttrs::default()
+        },
+        body,
+    );
+    (
+        e.status(),
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        markup.into_string(),
+    )
+        .into_response()
 }
 
 pub(crate) async fn home() -> Redirect {
@@ -123,8 +229,8 @@ const EXPLORER_GAMES: usize = 12;
 const EXPLORER_ARROWS: usize = 5;
 
 pub(crate) async fn explore(State(app): State<Arc<App>>, RawQuery(q): RawQuery) -> Response {
-    let r = explore_page(&app, q).await;
-    respond(&app, r)
+    let r = explore_page(&app, q.clone()).await;
+    respond_form(&app, r, q.as_deref(), FormPage::Explore)
 }
 
 async fn explore_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppError> {
@@ -533,7 +639,9 @@ async fn game_page(app: &Arc<App>, id: String, q: Option<String>) -> Result<Mark
     if let Some(f) = fen {
         // The first ply at which the game stands at the position.
         game.ply = first_ply_at(&game, &app.registry, f).ok_or_else(|| {
-            AppError::BadRequest(format!("game {id} never reaches the position {f:?}"))
+            AppError::BadRequest(format!(
+                "parameter fen={f:?}: game {id} never reaches that position"
+            ))
         })?;
     }
     let flat = flat_tree(&game);
@@ -542,7 +650,7 @@ async fn game_page(app: &Arc<App>, id: String, q: Option<String>) -> Result<Mark
         Some(k) if k < flat.len() => Some(k),
         Some(k) => {
             return Err(AppError::BadRequest(format!(
-                "node={k}: game {id} has {} moves with its variations",
+                "parameter node={k}: game {id} has {} moves with its variations",
                 flat.len()
             )));
         }
@@ -880,8 +988,8 @@ fn nag_text(n: u8) -> String {
 // ----- search --------------------------------------------------------------------------
 
 pub(crate) async fn search(State(app): State<Arc<App>>, RawQuery(q): RawQuery) -> Response {
-    let r = search_page(&app, q).await;
-    respond(&app, r)
+    let r = search_page(&app, q.clone()).await;
+    respond_form(&app, r, q.as_deref(), FormPage::Search)
 }
 
 async fn search_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppError> {
@@ -949,6 +1057,16 @@ async fn search_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppErr
         },
         body,
     ))
+}
+
+/// A whole number from 0 to `max`: the form offers no value past the parameter's bound.
+fn number_input(p: &Params, name: &str, label: &str, default: usize, max: usize) -> Markup {
+    html! {
+        label {
+            span { (label) }
+            input type="number" name=(name) min="0" max=(max) step="1" value=[p.get(name)] placeholder=(default);
+        }
+    }
 }
 
 fn text_input(p: &Params, name: &str, label: &str, placeholder: &str) -> Markup {
@@ -1037,8 +1155,8 @@ fn filter_form(p: &Params, registry: &Registry, action: &str, search: bool) -> M
             } @else {
                 div.grid {
                     (select(p, "by", "Break down by", &[("", "nothing"), ("variant", "variant"), ("player", "player"), ("termination", "termination"), ("year", "year"), ("opening", "opening")]))
-                    (text_input(p, "top", "Top", "10"))
-                    (text_input(p, "opening-plies", "Opening plies", "4"))
+                    (number_input(p, "top", "Top", 10, cost::MAX_TOP))
+                    (number_input(p, "opening-plies", "Opening plies", 4, cost::MAX_OPENING_PLIES))
                 }
             }
             div.actions {
@@ -1052,15 +1170,15 @@ fn filter_form(p: &Params, registry: &Registry, action: &str, search: bool) -> M
 // ----- statistics ------------------------------------------------------------------------
 
 pub(crate) async fn stats(State(app): State<Arc<App>>, RawQuery(q): RawQuery) -> Response {
-    let r = stats_page(&app, q).await;
-    respond(&app, r)
+    let r = stats_page(&app, q.clone()).await;
+    respond_form(&app, r, q.as_deref(), FormPage::Stats)
 }
 
 async fn stats_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppError> {
     let p = Params::parse(q.as_deref(), &[FILTER, STATS])?;
     let query = p.report(&app.registry)?;
     let registry = app.registry.clone();
-    let (report, chart) = with_db(app, move |db| {
+    let (report, chart) = with_db_costing(app, cost::report(&query), move |db| {
         let report = db.report(&query, &registry)?;
         // The chart's line of games per year, whatever the breakdown.
         let years = if query.by == Some(GroupBy::Year) {

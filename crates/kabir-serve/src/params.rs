@@ -75,6 +75,16 @@ impl Params {
         Ok(Params { pairs })
     }
 
+    /// Every non-empty parameter as given, unchecked: only for filling a form again beside the
+    /// message that says what was wrong with it (the page escapes every value).
+    pub fn lenient(query: Option<&str>) -> Params {
+        let pairs = form_urlencoded::parse(query.unwrap_or("").as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.trim().to_string()))
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
+        Params { pairs }
+    }
+
     /// The value of a parameter.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.pairs
@@ -157,7 +167,14 @@ impl Params {
             }
         };
         if color.is_some() && self.get("player").is_none() {
-            return Err(bad("parameter color needs player".into()));
+            return Err(bad(format!(
+                "parameter color needs player: choose a player to use 'Playing: {}'",
+                if color == Some(Color::White) {
+                    "White"
+                } else {
+                    "Black"
+                }
+            )));
         }
         let date = |name: &str| -> Result<Option<String>, AppError> {
             self.get(name)
@@ -191,7 +208,19 @@ impl Params {
             special,
             promotion_to: self
                 .get("promotion-to")
-                .map(|p| names::promotion_kind(variant.as_deref(), p)),
+                .map(|p| {
+                    let all: Vec<&Variant> = match &variant {
+                        Some(v) => vec![v.as_ref()],
+                        None => registry
+                            .ids()
+                            .iter()
+                            .filter_map(|id| registry.find(id))
+                            .map(|v| v.as_ref())
+                            .collect(),
+                    };
+                    names::promotion_kind(&all, p).map_err(|e| named("promotion-to", e, p))
+                })
+                .transpose()?,
             opening: None,
             games: None,
         })
@@ -238,8 +267,10 @@ impl Params {
         Ok(ReportQuery {
             filter: self.filter(registry)?,
             by,
-            opening_plies: self.number("opening-plies", 0..=200)?.unwrap_or(4),
-            top: self.number("top", 0..=1000)?.unwrap_or(10),
+            opening_plies: self
+                .number("opening-plies", 0..=super::cost::MAX_OPENING_PLIES)?
+                .unwrap_or(4),
+            top: self.number("top", 0..=super::cost::MAX_TOP)?.unwrap_or(10),
         })
     }
 
@@ -330,6 +361,16 @@ mod tests {
             .filter(&r)
             .unwrap();
         assert_eq!(f.promotion_to.as_deref(), Some("vizir"));
+        for bad in [
+            "promotion-to=Q&variant=tamerlane",
+            "promotion-to=%3Cscript%3E",
+        ] {
+            let e = parse(bad).unwrap().filter(&r).unwrap_err();
+            assert!(
+                matches!(&e, AppError::BadRequest(m) if m.contains("promotion-to")),
+                "{bad}: {e:?}"
+            );
+        }
         assert_eq!(f.result, Some(kabir_rules::GameResult::Draw));
         assert_eq!(f.date_to.as_deref(), Some("1999"));
     }

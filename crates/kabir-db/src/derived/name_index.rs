@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use crate::derived::names::fold_name;
 use crate::derived::tally::{self, Kind};
 use crate::derived::{BatchInput, Derived, StoredGame, Written};
 
@@ -139,29 +140,16 @@ impl<'a> Derived<'a> for BatchNames<'a> {
     }
 }
 
-/// The ids of the names that contain `needle`, ignoring ASCII case (as SQLite's `lower`),
-/// ascending. Three characters or more are looked up in the trigram index (whose matches,
-/// folded by Unicode rules, include every one of these) and checked; shorter ones, and those
-/// with a NUL character (where FTS5 ends a query's text, and fails on its quotes), are looked
-/// for among all names.
+/// The ids of the names that contain `needle`, both folded by [`fold_name`] (case and
+/// accents ignored, in every script), ascending. Every distinct name is folded and checked:
+/// the trigram index folds case but keeps accents, so it would miss `Ñúñez` for `nunez`.
 pub(crate) fn matching_names(conn: &Connection, needle: &str) -> rusqlite::Result<Vec<u64>> {
-    let lower = needle.to_ascii_lowercase();
-    let mut ids: Vec<u64> = if needle.chars().count() >= 3 && !needle.contains('\0') {
-        let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
-        conn.prepare_cached(
-            "SELECT id FROM name WHERE id IN
-                 (SELECT rowid FROM name_trigram WHERE name_trigram MATCH ?1)
-             AND instr(lower(text), ?2) > 0",
-        )?
-        .query_map(params![phrase, lower], |r| r.get::<_, i64>(0))?
+    let folded = fold_name(needle);
+    let mut ids: Vec<u64> = conn
+        .prepare_cached("SELECT id FROM name WHERE instr(kabir_fold(text), ?1) > 0")?
+        .query_map(params![folded], |r| r.get::<_, i64>(0))?
         .map(|r| r.map(|id| id as u64))
-        .collect::<Result<_, _>>()?
-    } else {
-        conn.prepare_cached("SELECT id FROM name WHERE instr(lower(text), ?1) > 0")?
-            .query_map(params![lower], |r| r.get::<_, i64>(0))?
-            .map(|r| r.map(|id| id as u64))
-            .collect::<Result<_, _>>()?
-    };
+        .collect::<Result<_, _>>()?;
     ids.sort_unstable();
     Ok(ids)
 }

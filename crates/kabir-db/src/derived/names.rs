@@ -46,6 +46,25 @@ pub enum NameError {
          citadel-draw"
     )]
     Special,
+    /// Not a piece kind's id or letter ([`promotion_kind`]).
+    #[error("{text:?} is not a piece: expected a piece's id or letter, one of {accepted}")]
+    Promotion {
+        /// The text given.
+        text: String,
+        /// The kinds accepted, as `id (letter)`.
+        accepted: String,
+    },
+    /// A letter that names different kinds in the variants searched.
+    #[error(
+        "the letter {text:?} names different pieces in different variants ({kinds}): give the \
+         piece's id, or choose a variant"
+    )]
+    PromotionLetter {
+        /// The letter given.
+        text: String,
+        /// The ids of the kinds it names.
+        kinds: String,
+    },
 }
 
 /// A result, from its text (`1-0`, `0-1`, `1/2-1/2`, `*`) or `white`, `black`, `draw`,
@@ -162,22 +181,97 @@ pub fn special_name(special: Special) -> &'static str {
         .map_or("swap", |(n, _)| n)
 }
 
+/// A name as matched by searches: Unicode lowercase, then the compatibility decomposition
+/// (NFKD) with its combining marks left out, so that `ÑÚÑEZ`, `Ñúñez` and `nunez`, or
+/// `ΣΩΚΡΆΤΗΣ` and `σωκράτης`, fold alike. Two letters whose lowercase is not their case
+/// folding are folded as Unicode's case folding does: the final sigma `ς` to `σ` (it only
+/// ends a word, and a part of a name may end anywhere) and `ß` to `ss`. Letters that carry no
+/// mark in Unicode (`ø`, `ł`, `đ`) stay themselves: `ørjan` finds `Ørjan`, `orjan` does not.
+/// Searches fold the stored names and the text asked for with this same function.
+pub fn fold_name(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    let mut out = String::with_capacity(text.len());
+    for c in text
+        .to_lowercase()
+        .nfkd()
+        .filter(|&c| !is_combining_mark(c))
+    {
+        match c {
+            'ς' => out.push('σ'),
+            'ß' => out.push_str("ss"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A promotion piece for [`GameFilter::promotion_to`](crate::GameFilter): a piece kind's id
-/// (`vizir`) as given, or with a variant one of its letters (`V`, any case) turned into the
-/// kind's id.
-pub fn promotion_kind(variant: Option<&Variant>, text: &str) -> String {
-    let mut chars = text.chars();
-    match (variant, chars.next(), chars.next()) {
-        (Some(v), Some(c), None) => v
-            .kind_by_letter(c.to_ascii_uppercase())
-            .map_or_else(|| text.to_string(), |k| v.kind(k).id.clone()),
-        _ => text.to_string(),
+/// (`vizir`, any case) or its letter (`V`, any case), among the kinds of `variants` (the
+/// variant chosen, or every known variant when none is). A letter that names different kinds
+/// in different variants, or a text that names no kind, is refused with what is accepted.
+pub fn promotion_kind(variants: &[&Variant], text: &str) -> Result<String, NameError> {
+    let kinds = || variants.iter().flat_map(|v| v.kinds().iter());
+    if let Some(k) = kinds().find(|k| k.id.eq_ignore_ascii_case(text)) {
+        return Ok(k.id.clone());
+    }
+    let symbol = text.to_uppercase();
+    let mut ids: Vec<String> = kinds()
+        .filter(|k| k.symbol == symbol || k.aliases.contains(&symbol))
+        .map(|k| k.id.clone())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    match ids.len() {
+        1 => Ok(ids.remove(0)),
+        0 => {
+            let mut accepted: Vec<String> = kinds()
+                // The states of the pawn of pawns (`pawn-of-pawns'`) share its letter and are
+                // stored under their base kind's id: only the base is worth listing.
+                .filter(|k| !k.id.ends_with('\''))
+                // Letters differ from variant to variant: listed only for one.
+                .map(|k| match variants {
+                    [_] => format!("{} ({})", k.id, k.symbol),
+                    _ => k.id.clone(),
+                })
+                .collect();
+            accepted.sort_unstable();
+            accepted.dedup();
+            Err(NameError::Promotion {
+                text: text.to_string(),
+                accepted: accepted.join(", "),
+            })
+        }
+        _ => Err(NameError::PromotionLetter {
+            text: text.to_string(),
+            kinds: ids.join(", "),
+        }),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_fold_case_and_marks_for_every_script() {
+        for (stored, asked) in [
+            ("Ørjan Olsen", "ørjan"),
+            ("Ñúñez", "Nunez"),
+            ("ΣΩΚΡΆΤΗΣ", "σωκράτης"),
+            ("σωκράτης", "ΣΩΚΡΆΤΗΣ"),
+            ("ИВАНОВ", "иванов"),
+            ("Straße", "STRASSE"),
+            ("İstanbul", "istanbul"),
+        ] {
+            assert!(
+                fold_name(stored).contains(&fold_name(asked)),
+                "{stored} {asked}"
+            );
+        }
+        assert!(!fold_name("Ørjan").contains(&fold_name("orjan")));
+        assert_eq!(fold_name("ﬁscher"), "fischer");
+    }
 
     #[test]
     fn words_and_their_values() {
@@ -197,8 +291,18 @@ mod tests {
         }
         assert!(parse_special("castle").is_err());
         let t = kabir_rules::variants::builtin("tamerlane").unwrap();
-        assert_eq!(promotion_kind(Some(&t), "v"), "vizir");
-        assert_eq!(promotion_kind(Some(&t), "vizir"), "vizir");
-        assert_eq!(promotion_kind(None, "V"), "V");
+        assert_eq!(promotion_kind(&[&t], "v").as_deref(), Ok("vizir"));
+        assert_eq!(promotion_kind(&[&t], "Vizir").as_deref(), Ok("vizir"));
+        let unknown = promotion_kind(&[&t], "Q").unwrap_err().to_string();
+        assert!(
+            unknown.contains("\"Q\"") && unknown.contains("vizir (V)"),
+            "{unknown}"
+        );
+        assert!(!unknown.contains("pawn-of-pawns'"), "{unknown}");
+        assert!(promotion_kind(&[&t], "<script>").is_err());
+        let all = kabir_rules::variants::builtins();
+        let all: Vec<&Variant> = all.iter().map(|v| v.as_ref()).collect();
+        assert_eq!(promotion_kind(&all, "ferz").as_deref(), Ok("ferz"));
+        assert!(promotion_kind(&all, "xyz").is_err());
     }
 }

@@ -1076,6 +1076,17 @@ impl Database {
             .map_err(|e| self.err(e))
     }
 
+    /// The number of games of a variant, from the statistics summary (which must be current).
+    fn summary_variant_games(&self, variant: &str) -> Result<u64, DbError> {
+        self.conn
+            .prepare_cached(
+                "SELECT coalesce(sum(s.games), 0) FROM summary s
+                 JOIN variant v ON v.id = s.variant WHERE v.name = ?1",
+            )
+            .and_then(|mut s| s.query_row([variant], |r| count(r, 0)))
+            .map_err(|e| self.err(e))
+    }
+
     /// Whether the database holds no games.
     pub fn is_empty(&self) -> Result<bool, DbError> {
         self.conn
@@ -1157,11 +1168,12 @@ impl Database {
         let mut clauses: Vec<String> = Vec::new();
         let mut args: Vec<Box<dyn ToSql>> = Vec::new();
         let mut contains = |clauses: &mut Vec<String>, columns: &[&str], value: &str| {
-            args.push(Box::new(value.to_ascii_lowercase()));
+            // Folded alike on both sides, as the name index matches (`names::fold_name`).
+            args.push(Box::new(crate::derived::names::fold_name(value)));
             let n = args.len();
             let parts: Vec<String> = columns
                 .iter()
-                .map(|c| format!("instr(lower(coalesce(g.{c}, '')), ?{n}) > 0"))
+                .map(|c| format!("instr(kabir_fold(coalesce(g.{c}, '')), ?{n}) > 0"))
                 .collect();
             clauses.push(format!("({})", parts.join(" OR ")));
         };
@@ -1364,6 +1376,18 @@ impl Database {
             }
             if let Some(named) = self.named_games(filter, layout)? {
                 return Ok(named.len() as u64);
+            }
+        }
+        // The games of a variant are its rows of the summary: a few hundred rows, where
+        // counting the games reads an entry per game.
+        if let Some(variant) = filter.variant.as_deref().filter(|_| layout.current) {
+            let only_variant = GameFilter {
+                variant: None,
+                ..filter.clone()
+            }
+            .is_empty();
+            if only_variant {
+                return self.summary_variant_games(variant);
             }
         }
         let (clause, args) = self.filter_sql(filter, layout)?;

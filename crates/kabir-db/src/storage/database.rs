@@ -147,6 +147,22 @@ impl Database {
         // `rarray(?)` binds a list of game ids as one parameter (see `GameFilter::games`).
         rusqlite::vtab::array::load_module(&conn)
             .map_err(|e| DbError::from_sqlite(path, e, 0, 0))?;
+        // `kabir_fold(text)`: names as searches match them (see `names::fold_name`).
+        conn.create_scalar_function(
+            "kabir_fold",
+            1,
+            rusqlite::functions::FunctionFlags::SQLITE_UTF8
+                | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
+            |ctx| {
+                Ok(match ctx.get_raw(0) {
+                    rusqlite::types::ValueRef::Text(t) => Some(crate::derived::names::fold_name(
+                        &String::from_utf8_lossy(t),
+                    )),
+                    _ => None,
+                })
+            },
+        )
+        .map_err(|e| DbError::from_sqlite(path, e, 0, 0))?;
         let mut db = Database {
             conn,
             path: path.to_path_buf(),

@@ -95,13 +95,25 @@
     go(url.href, true);
   });
 
+  // A form's URL without its empty fields: `?player=Ali` rather than `?player=Ali&event=&...`.
+  // (Built here rather than by disabling the empty fields, which would stay disabled when
+  // the browser brings the page back from its history.)
+  function formUrl(form) {
+    const url = new URL(form.action, location.href);
+    for (const [k, v] of new FormData(form)) {
+      const s = String(v).trim();
+      if (s !== "") url.searchParams.append(k, s);
+    }
+    return url;
+  }
+
   document.addEventListener("submit", function (ev) {
     const form = ev.target;
-    if (!(form instanceof HTMLFormElement) || !form.classList.contains("fen")) return;
-    const url = new URL(form.action, location.href);
-    for (const [k, v] of new FormData(form)) url.searchParams.append(k, String(v));
+    if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "get") return;
+    const url = formUrl(form);
     ev.preventDefault();
-    go(url.href, true);
+    if (form.classList.contains("fen")) go(url.href, true);
+    else location.assign(url.href);
   });
 
   window.addEventListener("popstate", function () {
