@@ -202,6 +202,22 @@ pub fn write_pgn(db: &Database, id: GameId, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+/// Checks that the database, the variant file and `--output` are no two the same file, then
+/// opens the database and the output (`None`: standard output).
+pub(super) fn open_export(args: &ExportArgs) -> Result<(Database, Option<Output>)> {
+    let mut files = Files::new();
+    files
+        .database(&args.db.db)
+        .variant_file(args.filter.variant.variant_file.as_deref());
+    if let Some(path) = &args.output {
+        files.write("--output", path);
+    }
+    files.check()?;
+    let db = args.db.open()?;
+    let file = args.output.as_deref().map(Output::create).transpose()?;
+    Ok((db, file))
+}
+
 /// Exports; the exit status is 0 whether or not games match.
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
     if let Some(plies) = args.openings {
@@ -226,17 +242,8 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
              other formats export the database (to standard output or --output FILE)"
         );
     }
-    let mut files = Files::new();
-    files
-        .database(&args.db.db)
-        .variant_file(args.filter.variant.variant_file.as_deref());
-    if let Some(path) = &args.output {
-        files.write("--output", path);
-    }
-    files.check()?;
-    let db = args.db.open()?;
+    let (db, mut file) = open_export(args)?;
     let registry = args.filter.registry()?;
-    let mut file = args.output.as_deref().map(Output::create).transpose()?;
     let out: &mut dyn Write = match &mut file {
         Some(f) => f,
         None => out,

@@ -11,7 +11,6 @@ use kabir::rules::epd::Operation;
 use kabir::rules::{Color, Game, Position, Variant};
 
 use super::export::{ExportArgs, Format};
-use super::output::{Files, Output};
 use super::query::empty_message;
 use super::search::build_query;
 
@@ -147,16 +146,7 @@ pub fn run(args: &ExportArgs, plies: u32, out: &mut dyn Write) -> Result<bool> {
     if args.max_game_size.is_some() {
         bail!("--max-game-size is for game files, which --openings does not read");
     }
-    let mut files = Files::new();
-    files
-        .database(&args.db.db)
-        .variant_file(args.filter.variant.variant_file.as_deref());
-    if let Some(path) = &args.output {
-        files.write("--output", path);
-    }
-    files.check()?;
-    let db = args.db.open()?;
-    let mut file = args.output.as_deref().map(Output::create).transpose()?;
+    let (db, mut file) = super::export::open_export(args)?;
     let out: &mut dyn Write = match &mut file {
         Some(f) => f,
         None => out,
