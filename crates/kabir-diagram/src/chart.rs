@@ -326,7 +326,8 @@ fn series_values(r: &ResultCounts) -> [u64; 4] {
 }
 
 /// Results by colour: a horizontal bar per row, stacked White wins, draws, Black wins,
-/// unfinished, on a common scale of games.
+/// unfinished, each row as shares of its own games (its total written at its right end): on a
+/// common scale of games, a group of 57 games beside all 20,010 would be too thin to see.
 fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, ResultCounts)]) -> f64 {
     svg.open(
         "g",
@@ -348,17 +349,12 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, ResultCounts)]) -> f6
         .unwrap_or(0);
     let fits = ((CHART_WIDTH / 2.0 - LABEL_MARGIN) / LABEL_CHAR_WIDTH) as usize;
     let left = (LABEL_MARGIN + longest.min(fits) as f64 * LABEL_CHAR_WIDTH).max(PLOT_LEFT + 40.0);
-    let max = rows
-        .iter()
-        .map(|(_, r)| series_values(r).iter().sum::<u64>())
-        .max()
-        .unwrap_or(0);
-    let (axis_max, step) = scale(max);
-    let x_of = |v: f64| left + (PLOT_RIGHT - left) * v / axis_max as f64;
+    // Room right of the bars for each row's number of games.
+    let right = CHART_WIDTH - TOTAL_ROOM;
+    let x_of = |share: f64| left + (right - left) * share;
     svg.open("g", &[("class", "axis x-axis".into())]);
-    let mut v = 0;
-    while v <= axis_max {
-        let x = x_of(v as f64);
+    for tick in 0..=5u32 {
+        let x = x_of(f64::from(tick) / 5.0);
         svg.leaf(
             "line",
             &[
@@ -366,17 +362,13 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, ResultCounts)]) -> f6
                 ("x2", x.into()),
                 ("y1", plot_top.into()),
                 ("y2", bottom.into()),
-                ("stroke", if v == 0 { INK } else { GRID }.into()),
+                ("stroke", if tick == 0 { INK } else { GRID }.into()),
                 ("stroke-width", 1.0.into()),
             ],
         );
         let mut a = text_attrs(x, bottom + 15.0, 12.0, "middle");
         a.push(("class", "tick-label".into()));
-        svg.text("text", &a, &v.to_string());
-        match v.checked_add(step) {
-            Some(next) => v = next,
-            None => break,
-        }
+        svg.text("text", &a, &format!("{}%", tick * 20));
     }
     svg.close("g");
     if rows.is_empty() {
@@ -385,6 +377,7 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, ResultCounts)]) -> f6
     for (i, (label, r)) in rows.iter().enumerate() {
         let y = plot_top + i as f64 * row_h + 4.0;
         let h = row_h - 8.0;
+        let games: u64 = series_values(r).iter().sum();
         svg.open(
             "g",
             &[
@@ -403,10 +396,18 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, ResultCounts)]) -> f6
         } else {
             svg.text("text", &a, label);
         }
+        let share = |v: u64| {
+            if games == 0 {
+                0.0
+            } else {
+                v as f64 / games as f64
+            }
+        };
         let mut acc = 0u64;
         for ((series, name, color), value) in SERIES.iter().zip(series_values(r)) {
-            let (x0, x1) = (x_of(acc as f64), x_of((acc + value) as f64));
+            let (x0, x1) = (x_of(share(acc)), x_of(share(acc + value)));
             acc += value;
+            let pct = 100.0 * share(value);
             svg.open(
                 "rect",
                 &[
@@ -423,11 +424,15 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, ResultCounts)]) -> f6
                     ("stroke-width", if value > 0 { 0.8 } else { 0.0 }.into()),
                 ],
             );
-            svg.text("title", &[], &format!("{label}: {name} {value}"));
+            svg.text(
+                "title",
+                &[],
+                &format!("{label}: {name} {value} of {games} ({pct:.1}%)"),
+            );
             svg.close("rect");
-            // The count inside its segment when there is room for it.
-            let digits = value.to_string();
-            if value > 0 && x1 - x0 > digits.len() as f64 * 7.0 + 6.0 {
+            // The share inside its segment when there is room for it.
+            let text = format!("{pct:.0}%");
+            if value > 0 && x1 - x0 > text.len() as f64 * 7.0 + 6.0 {
                 let ink = if *series == "black-wins" {
                     "#f7f3e6"
                 } else {
@@ -437,16 +442,38 @@ fn results_panel(svg: &mut Svg, top: f64, rows: &[(String, ResultCounts)]) -> f6
                 a.push(("class", "value-label".into()));
                 a.retain(|(k, _)| *k != "fill");
                 a.push(("fill", ink.into()));
-                svg.text("text", &a, &digits);
+                svg.text("text", &a, &text);
             }
         }
+        let mut a = text_attrs(right + 6.0, y + h / 2.0 + 4.0, 11.0, "start");
+        a.push(("class", "row-total".into()));
+        svg.text("text", &a, &thousands(games));
         svg.close("g");
     }
-    let mut a = text_attrs((left + PLOT_RIGHT) / 2.0, bottom + 34.0, 13.0, "middle");
+    let mut a = text_attrs((left + right) / 2.0, bottom + 34.0, 13.0, "middle");
+    a.push(("class", "axis-title".into()));
+    svg.text("text", &a, "share of the row's games");
+    let mut a = text_attrs(right + 6.0, plot_top - 6.0, 11.0, "start");
     a.push(("class", "axis-title".into()));
     svg.text("text", &a, "games");
     svg.close("g");
     bottom + 44.0 + PANEL_GAP
+}
+
+/// Room right of the results' bars for each row's number of games ("20,010").
+const TOTAL_ROOM: f64 = 62.0;
+
+/// A number with thousands separated: `20,010`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Activity per year: games as a line over the years.
@@ -726,6 +753,63 @@ mod tests {
         assert!(svg.trim_end().ends_with("</svg>"));
         assert!(!svg.contains("no data"));
         assert!(svg.contains("data-undated=\"3\">year of the Date tag (3 games without"));
+    }
+
+    /// The drawn width of each results segment of a row, by series.
+    fn row_widths(svg: &str, label: &str) -> Vec<(String, f64)> {
+        let row = svg
+            .split("<g class=\"row\"")
+            .find(|g| g.starts_with(&format!(" data-label=\"{label}\"")))
+            .unwrap_or_else(|| panic!("no row {label}"));
+        let row = row.split("</g>").next().unwrap_or_default();
+        row.split("<rect class=\"bar\"")
+            .skip(1)
+            .map(|r| {
+                let attr = |name: &str| {
+                    r.split(&format!(" {name}=\""))
+                        .nth(1)
+                        .and_then(|v| v.split('"').next())
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                (attr("data-series"), attr("width").parse().unwrap_or(-1.0))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn small_rows_are_drawn_on_their_own_scale() {
+        let mut data = sample();
+        let counts = |w, d, b, u| ResultCounts {
+            white_wins: w,
+            draws: d,
+            black_wins: b,
+            unfinished: u,
+        };
+        data.results = vec![
+            ("all games".into(), counts(9000, 2010, 8000, 1000)),
+            ("f4 f7".into(), counts(30, 7, 20, 0)),
+        ];
+        let svg = stats_svg(&data);
+        let all = row_widths(&svg, "all games");
+        let small = row_widths(&svg, "f4 f7");
+        let total = |w: &[(String, f64)]| w.iter().map(|(_, x)| x).sum::<f64>();
+        // Both rows fill the same width: each is drawn as shares of its own games.
+        assert!(total(&all) > 400.0, "{all:?}");
+        assert!(
+            (total(&all) - total(&small)).abs() < 0.5,
+            "{all:?} {small:?}"
+        );
+        // 30 of 57 games is over half the bar, not a sliver of a 20,010-game axis.
+        let white = small.iter().find(|(s, _)| s == "white-wins").map(|w| w.1);
+        assert!(white.is_some_and(|w| w > total(&small) / 2.0), "{small:?}");
+        assert!(
+            svg.contains(">53%</text>"),
+            "the share is written in the segment"
+        );
+        assert!(svg.contains("class=\"row-total\">20,010</text>"));
+        assert!(svg.contains("class=\"row-total\">57</text>"));
+        assert!(svg.contains(">100%</text>"), "the axis is in percent");
     }
 
     #[test]

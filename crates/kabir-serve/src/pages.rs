@@ -315,6 +315,61 @@ fn line_sans(from: &Position, moves: &[Move]) -> Vec<(Position, String)> {
     out
 }
 
+/// A line longer than this many moves is shown folded: its first [`LINE_HEAD`] and last
+/// [`LINE_TAIL`] moves, the others behind a "\u{2026}" that opens in place. A line of 307 moves
+/// would otherwise push the board off the screen.
+const LINE_FOLD: usize = 12;
+const LINE_HEAD: usize = 4;
+const LINE_TAIL: usize = 6;
+
+/// The explorer's line as breadcrumbs: the start, then each move (`link(i)` the URL of the
+/// line up to move `i`), the last one current.
+fn line_crumbs(
+    steps: &[(Position, String)],
+    from_fen: bool,
+    start: &str,
+    link: impl Fn(usize) -> String,
+) -> Markup {
+    let n = steps.len();
+    let folded = (n > LINE_FOLD).then_some(LINE_HEAD..n - LINE_TAIL);
+    let crumb = |i: usize| {
+        let (before, san) = &steps[i];
+        html! {
+            a href=(link(i)) class=@if i + 1 == n { "current" } { (move_label(before, san)) }
+        }
+    };
+    html! {
+        nav.line aria-label="Line" {
+            a href=(start) class=@if n == 0 { "current" } {
+                @if from_fen { "Position" } @else { "Start" }
+            }
+            @for i in 0..n {
+                @match &folded {
+                    Some(middle) if i == middle.start => {
+                        span.sep { "\u{203a}" }
+                        details.middle {
+                            summary title="Show the moves between" {
+                                "\u{2026} " (middle.len()) " moves"
+                            }
+                            div.middle-moves {
+                                @for j in middle.clone() {
+                                    @if j > middle.start { span.sep { "\u{203a}" } }
+                                    (crumb(j))
+                                }
+                            }
+                        }
+                    }
+                    Some(middle) if middle.contains(&i) => {}
+                    _ => {
+                        span.sep { "\u{203a}" }
+                        (crumb(i))
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
     let v = d.variant.id();
     let fen = d.fen.as_deref();
@@ -387,19 +442,10 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
                 a.current href=(explore_url(v, None, &[], flip)) { (d.variant.name()) }
             }
         }
-        nav.line aria-label="Line" {
-            a href=(start) class=@if sans.is_empty() { "current" } {
-                @if d.line.from_fen { "Position" } @else { "Start" }
-            }
-            @for (i, (before, san)) in steps.iter().enumerate() {
-                span.sep { "\u{203a}" }
-                a href=(explore_url(v, fen, &sans[..=i], flip))
-                    class=@if i + 1 == sans.len() { "current" } { (move_label(before, san)) }
-            }
-        }
+        (line_crumbs(&steps, d.line.from_fen, &start, |i| explore_url(v, fen, &sans[..=i], flip)))
         div.columns {
             section.board-column {
-                div.board.explorer-board { (view::svg(&board)) }
+                div.board.explorer-board { (view::board_svg(&board)) }
                 div.controls {
                     (nav_link("start", (!sans.is_empty()).then_some(start.as_str()), "\u{ab}", "Start (Home)"))
                     (nav_link("back", parent.as_deref(), "\u{25c0}", "Back one move (\u{2190})"))
@@ -436,8 +482,8 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
                         @else { "No game went on from this position." }
                     }
                 } @else {
-                    table.moves {
-                        thead { tr { th { "Move" } th.num { "Games" } th.num { "Share" } th.bar-col { "White / Draw / Black" } th.num { "Avg plies" } } }
+                    div.table-wrap { table.moves {
+                        thead { tr { th { "Move" } th.num { "Games" } th.num { "Share" } th.bar-col { "White / Draw / Black" } th.num.opt { "Avg plies" } } }
                         tbody {
                             @for m in &d.ex.moves {
                                 tr {
@@ -449,7 +495,7 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
                                     td.num { (count(m.games)) }
                                     td.num { (pct(m.share_pct)) }
                                     td.bar-col { (result_bar(&m.results)) }
-                                    td.num { (format!("{:.1}", m.average_plies)) }
+                                    td.num.opt { (format!("{:.1}", m.average_plies)) }
                                 }
                             }
                         }
@@ -459,10 +505,10 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
                                 td.num { (count(continued)) }
                                 td.num { "100%" }
                                 td.bar-col { (result_bar(&sum_results(&d.ex))) }
-                                td {}
+                                td.opt {}
                             }
                         }
-                    }
+                    } }
                 }
                 @if !d.games.is_empty() {
                     h3 { "Games in this position" }
@@ -532,14 +578,14 @@ fn linked_rows(rows: &[GameRow]) -> Vec<(GameRow, String)> {
 /// A list of games, each with its link to the viewer.
 fn games_table(rows: &[(GameRow, String)], compact: bool) -> Markup {
     html! {
-        table.games {
+        div.table-wrap { table.games {
             thead {
                 tr {
                     th.num { "#" }
                     th { "White" } th { "Black" } th { "Result" }
-                    @if !compact { th { "Event" } th { "Site" } th { "Variant" } }
-                    th { "Date" } th.num { "Plies" }
-                    @if !compact { th { "End" } }
+                    @if !compact { th.opt { "Event" } th.opt { "Site" } th.opt { "Variant" } }
+                    th.opt2 { "Date" } th.num { "Plies" }
+                    @if !compact { th.opt { "End" } }
                 }
             }
             tbody {
@@ -550,17 +596,17 @@ fn games_table(rows: &[(GameRow, String)], compact: bool) -> Markup {
                         td { a href=(link) { (view::or_unknown(&r.black)) } }
                         td.result { (r.result) }
                         @if !compact {
-                            td { (view::or_unknown(&r.event)) }
-                            td { (view::or_unknown(&r.site)) }
-                            td { (r.variant) }
+                            td.opt { (view::or_unknown(&r.event)) }
+                            td.opt { (view::or_unknown(&r.site)) }
+                            td.opt { (r.variant) }
                         }
-                        td.date { (view::or_unknown(&r.date)) }
+                        td.date.opt2 { (view::or_unknown(&r.date)) }
                         td.num { (r.plies) }
-                        @if !compact { td { (r.termination) } }
+                        @if !compact { td.opt { (r.termination) } }
                     }
                 }
             }
-        }
+        } }
     }
 }
 
@@ -866,7 +912,7 @@ fn game_view(
         div.columns {
             section.board-column {
                 div.board.game-board {
-                    @if let Some(b) = &board { (view::svg(b)) }
+                    @if let Some(b) = &board { (view::board_svg(b)) }
                 }
                 div.controls {
                     (nav_link("first", first_url.as_deref(), "\u{ab}", "Start (Home)"))
@@ -1230,26 +1276,26 @@ fn report_tables(r: &Report) -> Markup {
                 h3 { "Length" }
                 p { "Plies: min " (l.min) ", median " (l.median) ", mean " (format!("{:.1}", l.mean)) ", max " (l.max) }
                 h3 { "How games ended" }
-                table.small {
+                div.table-wrap { table.small {
                     @for e in &r.terminations {
                         tr { td { (e.termination.as_str()) } td.num { (count(e.games)) } td.num { (pct(e.pct)) } }
                     }
-                }
+                } }
             }
             div {
                 h3 { "Special moves" }
-                table.small {
+                div.table-wrap { table.small {
                     thead { tr { th { "Move" } th.num { "Times" } th.num { "Games" } th.num { "Share" } } }
                     @for s in &r.special {
                         tr { td { (s.name) } td.num { (count(s.moves)) } td.num { (count(s.games)) } td.num { (pct(s.games_pct)) } }
                     }
-                }
+                } }
             }
         }
         @if !r.openings.is_empty() {
             h3 { "Most common openings (first " (r.opening_plies) " plies)" }
-            table.moves {
-                thead { tr { th { "Opening" } th.num { "Games" } th.num { "Share" } th.bar-col { "White / Draw / Black" } th.num { "Avg plies" } } }
+            div.table-wrap { table.moves {
+                thead { tr { th { "Opening" } th.num { "Games" } th.num { "Share" } th.bar-col { "White / Draw / Black" } th.num.opt { "Avg plies" } } }
                 @for o in &r.openings {
                     @let v = o.variant.as_deref().unwrap_or("");
                     tr {
@@ -1257,41 +1303,41 @@ fn report_tables(r: &Report) -> Markup {
                         td.num { (count(o.games)) }
                         td.num { (pct(o.share_pct)) }
                         td.bar-col { (result_bar(&o.results)) }
-                        td.num { (format!("{:.1}", o.average_plies)) }
+                        td.num.opt { (format!("{:.1}", o.average_plies)) }
                     }
                 }
-            }
+            } }
         }
         @if !r.players.is_empty() {
             h3 { "Players" }
-            table.small {
-                thead { tr { th { "Player" } th.num { "Games" } th.num { "Points" } th.num { "Score" } th { "As White" } th { "As Black" } } }
+            div.table-wrap { table.small {
+                thead { tr { th { "Player" } th.num { "Games" } th.num.opt { "Points" } th.num { "Score" } th.opt2 { "As White" } th.opt2 { "As Black" } } }
                 @for pl in &r.players {
                     tr {
                         td { a href=(url("/search", &[("player", &pl.name)])) { (pl.name) } }
                         td.num { (count(pl.total.games())) }
-                        td.num { (pl.total.points()) }
+                        td.num.opt { (pl.total.points()) }
                         td.num { (pct(pl.total.score_pct())) }
-                        td { "+" (pl.as_white.wins) " =" (pl.as_white.draws) " \u{2212}" (pl.as_white.losses) }
-                        td { "+" (pl.as_black.wins) " =" (pl.as_black.draws) " \u{2212}" (pl.as_black.losses) }
+                        td.opt2 { "+" (pl.as_white.wins) " =" (pl.as_white.draws) " \u{2212}" (pl.as_white.losses) }
+                        td.opt2 { "+" (pl.as_black.wins) " =" (pl.as_black.draws) " \u{2212}" (pl.as_black.losses) }
                     }
                 }
-            }
+            } }
         }
         @if let Some(by) = r.by.filter(|b| *b != "player" && *b != "opening") {
             h3 { "By " (by) }
-            table.moves {
-                thead { tr { th { (by) } th.num { "Games" } th.num { "Share" } th.bar-col { "White / Draw / Black" } th.num { "Avg plies" } } }
+            div.table-wrap { table.moves {
+                thead { tr { th { (by) } th.num { "Games" } th.num { "Share" } th.bar-col { "White / Draw / Black" } th.num.opt { "Avg plies" } } }
                 @for g in &r.groups {
                     tr {
                         td { (g.key) }
                         td.num { (count(g.games)) }
                         td.num { (pct(g.share_pct)) }
                         td.bar-col { (result_bar(&g.results)) }
-                        td.num { (format!("{:.1}", g.average_plies)) }
+                        td.num.opt { (format!("{:.1}", g.average_plies)) }
                     }
                 }
-            }
+            } }
         }
     }
 }

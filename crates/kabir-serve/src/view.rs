@@ -52,7 +52,8 @@ pub(crate) fn layout(
                     }
                     span.db title="The database, read-only" { (db_name) }
                 }
-                main #main data-page=(main_attrs.page) data-title=(title)
+                main #main .board-page[matches!(main_attrs.page, "explore" | "game")]
+                    data-page=(main_attrs.page) data-title=(title)
                     data-moves=[main_attrs.moves.as_deref()]
                     data-base=[main_attrs.base.as_deref()] {
                     (body)
@@ -149,6 +150,37 @@ pub(crate) fn svg(document: &str) -> Markup {
     PreEscaped(body.to_string())
 }
 
+/// A board drawn by the library, its natural size half as large again. The style sheet
+/// shrinks a board to fit the window; its natural size is the most it may grow to, which at
+/// 72 units a square would leave an 8x8 board small on a large screen.
+pub(crate) fn board_svg(document: &str) -> Markup {
+    let body = match document.find("<svg") {
+        Some(i) => &document[i..],
+        None => document,
+    };
+    let Some(end) = body.find('>') else {
+        return PreEscaped(body.to_string());
+    };
+    let (head, rest) = body.split_at(end);
+    let head = scaled(&scaled(head, "width", 1.5), "height", 1.5);
+    PreEscaped(format!("{head}{rest}"))
+}
+
+/// `tag` with its attribute `name` multiplied by `factor`, if it is a number.
+fn scaled(tag: &str, name: &str, factor: f64) -> String {
+    let key = format!(" {name}=\"");
+    let Some(from) = tag.find(&key).map(|i| i + key.len()) else {
+        return tag.to_string();
+    };
+    let Some(len) = tag[from..].find('"') else {
+        return tag.to_string();
+    };
+    match tag[from..from + len].parse::<f64>() {
+        Ok(v) => format!("{}{}{}", &tag[..from], v * factor, &tag[from + len..]),
+        Err(_) => tag.to_string(),
+    }
+}
+
 /// A link to a page, or the label alone when there is nowhere to go.
 pub(crate) fn nav_link(id: &str, url: Option<&str>, label: &str, title: &str) -> Markup {
     html! {
@@ -174,6 +206,26 @@ mod tests {
         assert_eq!(count(999), "999");
         assert_eq!(count(1000), "1,000");
         assert_eq!(count(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn boards_grow_to_half_again_their_natural_size() {
+        let doc = "<?xml version=\"1.0\"?>\n<svg viewBox=\"0 0 576 616\" width=\"576\" \
+                   height=\"616\" class=\"kabir-diagram\"><rect stroke-width=\"2\" width=\"9\"/></svg>";
+        let html = board_svg(doc).into_string();
+        assert!(
+            html.starts_with("<svg viewBox=\"0 0 576 616\" width=\"864\" height=\"924\""),
+            "{html}"
+        );
+        assert!(
+            html.contains("<rect stroke-width=\"2\" width=\"9\"/>"),
+            "{html}"
+        );
+        // Anything unexpected is left as it is.
+        assert_eq!(
+            board_svg("<svg width=\"a\">").into_string(),
+            "<svg width=\"a\">"
+        );
     }
 
     #[test]

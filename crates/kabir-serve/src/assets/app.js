@@ -38,6 +38,18 @@
     }
   }
 
+  // The board stays in view when a move is chosen. On a wide window the style sheet keeps it
+  // there (sticky); on a narrow one the board is above the moves, and a move chosen low in
+  // the table would change a board scrolled out of sight.
+  function boardIntoView() {
+    const board = document.querySelector("#main .board");
+    if (!board) return;
+    const r = board.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) {
+      board.scrollIntoView({ block: r.height > window.innerHeight ? "start" : "nearest" });
+    }
+  }
+
   async function go(href, push) {
     const url = new URL(href, location.href);
     if (pending) pending.abort();
@@ -65,6 +77,7 @@
     document.title = doc.title;
     if (push) history.pushState(null, "", url.href);
     settle(keep);
+    boardIntoView();
   }
 
   function inPlace(url) {
