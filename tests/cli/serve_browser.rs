@@ -440,3 +440,383 @@ fn ureq_get(url: &str) -> String {
         .read_to_string()
         .unwrap()
 }
+
+// ----- Layout on a phone and on a laptop ------------------------------------------------------
+
+/// The page sizes the layout is checked at, in CSS pixels: a phone held upright, a laptop.
+const PHONE: (u32, u32) = (390, 844);
+const LAPTOP: (u32, u32) = (1366, 900);
+
+/// A running chromedriver and its port, or `None` when browser tests are skipped.
+fn chromedriver() -> Option<(Killed, u16, PathBuf)> {
+    let Some(driver) = find_program(&["chromedriver"]) else {
+        let ci = std::env::var_os("CI").is_some();
+        if !ci && std::env::var_os("KABIR_SKIP_BROWSER_TESTS").is_some() {
+            eprintln!("browser test skipped: KABIR_SKIP_BROWSER_TESTS is set");
+            return None;
+        }
+        panic!(
+            "chromedriver not found on PATH: install Debian's chromium and chromium-driver, \
+             or set KABIR_SKIP_BROWSER_TESTS=1 to skip this test on a machine without a browser"
+        );
+    };
+    let browser = find_program(&["chromium", "chromium-browser", "google-chrome"])
+        .expect("chromedriver is here but no chromium: install Debian's chromium");
+    let port = free_port();
+    let child = Killed(
+        Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some((child, port, browser))
+}
+
+/// A session whose page is exactly `width` by `height` CSS pixels. The phone's is a mobile
+/// page: it follows the viewport tag, and a page wider than the phone makes it zoom out,
+/// which its `scrollWidth` shows.
+async fn sized_session(
+    port: u16,
+    browser: &Path,
+    profile: &Path,
+    (width, height): (u32, u32),
+) -> Client {
+    let mobile = width < 800;
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": browser,
+            "mobileEmulation": {
+                "deviceMetrics": {
+                    "width": width, "height": height, "pixelRatio": 1.0,
+                    "mobile": mobile, "touch": mobile,
+                },
+            },
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                format!("--user-data-dir={}", profile.display()),
+            ],
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("a WebDriver session with chromium")
+}
+
+/// The page's width as laid out (`scrollWidth`) and the window's width and height.
+async fn page_size(c: &Client) -> (f64, f64, f64) {
+    let v = c
+        .execute(
+            "return [document.documentElement.scrollWidth, innerWidth, innerHeight];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let n = |i: usize| v[i].as_f64().unwrap();
+    (n(0), n(1), n(2))
+}
+
+/// The rectangle (left, top, right, bottom) of the first element `css` selects, if any.
+async fn rect(c: &Client, css: &str) -> Option<[f64; 4]> {
+    let v = c
+        .execute(
+            "const e = document.querySelector(arguments[0]); if (!e) return null; \
+             const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];",
+            vec![json!(css)],
+        )
+        .await
+        .unwrap();
+    let a = v.as_array()?;
+    Some([0, 1, 2, 3].map(|i| a[i].as_f64().unwrap()))
+}
+
+/// Whether `r` lies inside a window of `size` (half a pixel of rounding allowed).
+fn inside(r: [f64; 4], (w, h): (u32, u32)) -> bool {
+    r[0] >= -0.5 && r[1] >= -0.5 && r[2] <= f64::from(w) + 0.5 && r[3] <= f64::from(h) + 0.5
+}
+
+fn save_sized_png(name: &str, png: &[u8], (width, height): (u32, u32)) {
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{name} is a PNG");
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let info = decoder.read_info().unwrap();
+    assert_eq!(info.info().size(), (width, height), "{name}");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(name), png).unwrap();
+    if let Some(gallery) = std::env::var_os("KABIR_GALLERY") {
+        std::fs::write(Path::new(&gallery).join(name), png).unwrap();
+    }
+}
+
+/// The breadcrumbs of the explorer's line that are shown (not folded away).
+async fn shown_crumbs(c: &Client) -> usize {
+    let v = c
+        .execute(
+            "return [...document.querySelectorAll('nav.line a')]\
+             .filter(a => a.checkVisibility()).length;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    v.as_u64().unwrap() as usize
+}
+
+#[test]
+fn serve_layout_fits_a_phone_and_a_laptop() {
+    let Some((_driver, port, browser)) = chromedriver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path());
+    let (_server, base) = serve(&db);
+    let api = |path: &str| -> serde_json::Value {
+        serde_json::from_str(&ureq_get(&format!("{base}{path}"))).unwrap()
+    };
+    // An 8x8 game for the viewer, and the longest game for a long line.
+    let short = api("/api/games?variant=shatranj&limit=1")["games"][0]["id"]
+        .as_u64()
+        .expect("a Shatranj game");
+    let longest = &api("/api/games?variant=tamerlane&sort=plies&reverse=1&limit=1")["games"][0];
+    let long = longest["id"].as_u64().unwrap();
+    let long_ply = 307;
+    assert!(longest["plies"].as_u64().unwrap() >= long_ply);
+    let variants: Vec<String> = api("/api/stats?by=variant")["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap().to_string())
+        .collect();
+    assert!(variants.len() >= 5, "{variants:?}");
+
+    let mut pages: Vec<String> = variants
+        .iter()
+        .map(|v| format!("/explore?variant={v}"))
+        .collect();
+    pages.extend(
+        [
+            "/explore?variant=tamerlane&moves=Cj4".to_string(),
+            format!("/game/{short}?ply=5"),
+            format!("/game/{long}?ply={long_ply}"),
+            "/search?variant=tamerlane".into(),
+            "/search".into(),
+            "/stats".into(),
+        ]
+        .into_iter()
+        .chain(
+            ["variant", "player", "termination", "year", "opening"]
+                .map(|by| format!("/stats?by={by}")),
+        )
+        .chain(
+            [
+                "/no-such-page",
+                "/game/999999",
+                "/search?min-plies=many",
+                "/stats?top=1000",
+                "/explore?variant=tamerlane&moves=Zz99",
+            ]
+            .map(String::from),
+        ),
+    );
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        for (n, size) in [PHONE, LAPTOP].into_iter().enumerate() {
+            let profile = dir.path().join(format!("profile-{n}"));
+            let c = sized_session(port, &browser, &profile, size).await;
+            let (w, h) = (f64::from(size.0), f64::from(size.1));
+
+            // Every page: nothing wider than the window; the board and its step buttons in it.
+            for page in &pages {
+                c.goto(&format!("{base}{page}")).await.unwrap();
+                let (scroll_width, inner_width, inner_height) = page_size(&c).await;
+                assert_eq!(
+                    (scroll_width, inner_width, inner_height),
+                    (w, w, h),
+                    "{page} at {size:?}: the page is wider than the window"
+                );
+                if let Some(board) = rect(&c, ".board").await {
+                    assert!(inside(board, size), "{page} at {size:?}: board at {board:?}");
+                    let controls = rect(&c, ".controls").await.expect("step buttons");
+                    assert!(
+                        inside(controls, size),
+                        "{page} at {size:?}: step buttons at {controls:?}"
+                    );
+                }
+                if page.starts_with("/stats") && rect(&c, ".chart svg").await.is_some() {
+                    // The smallest text of the chart as drawn, in CSS pixels.
+                    let smallest = c
+                        .execute(
+                            "const svg = document.querySelector('.chart svg'); \
+                             const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width; \
+                             return Math.min(...[...svg.querySelectorAll('text[font-size]')] \
+                               .map(t => parseFloat(t.getAttribute('font-size')) * k));",
+                            vec![],
+                        )
+                        .await
+                        .unwrap()
+                        .as_f64()
+                        .unwrap();
+                    assert!(smallest >= 10.0, "{page} at {size:?}: chart text of {smallest} px");
+                }
+            }
+            // The explorer and the 8x8 viewer use the room: the board is not a thumbnail.
+            for page in ["/explore?variant=tamerlane".to_string(), format!("/game/{short}?ply=5")] {
+                c.goto(&format!("{base}{page}")).await.unwrap();
+                let board = rect(&c, ".board").await.unwrap();
+                let (bw, bh) = (board[2] - board[0], board[3] - board[1]);
+                assert!(
+                    bw >= 0.85 * (w - 40.0) || bh >= 0.7 * h,
+                    "{page} at {size:?}: a board of {bw}x{bh}"
+                );
+            }
+
+            // A move chosen low in the explorer's table: the board is in view after it.
+            c.goto(&format!("{base}/explore?variant=tamerlane"))
+                .await
+                .unwrap();
+            wait_url(&c, "the explorer", |u| u.contains("/explore")).await;
+            let links = c
+                .find_all(Locator::Css("table.moves td.move a"))
+                .await
+                .unwrap();
+            assert!(links.len() > 20, "a long table: {}", links.len());
+            let low = links.last().unwrap();
+            let san = low.text().await.unwrap();
+            let san = san.rsplit(' ').next().unwrap().to_string();
+            c.execute(
+                "const a = [...document.querySelectorAll('table.moves td.move a')].pop(); \
+                 a.scrollIntoView({block: 'end'});",
+                vec![],
+            )
+            .await
+            .unwrap();
+            let before = rect(&c, ".board").await.unwrap();
+            if size == PHONE {
+                assert!(!inside(before, size), "the table's end is below the board: {before:?}");
+            } else {
+                assert!(inside(before, size), "the board stays beside the moves: {before:?}");
+            }
+            low.click().await.unwrap();
+            wait_url(&c, "the low move", |u| moves_param(u) == san).await;
+            let after = rect(&c, ".board").await.unwrap();
+            assert!(inside(after, size), "at {size:?}, the board after the move: {after:?}");
+
+            // A long line, from the game viewer: folded to its first and last moves.
+            c.goto(&format!("{base}/game/{long}?ply={long_ply}"))
+                .await
+                .unwrap();
+            wait_url(&c, "the long game", |u| ply_param(u) == Some(long_ply as usize)).await;
+            c.find(Locator::Css("p.links a"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            let url = wait_url(&c, "the explorer at the move", |u| u.contains("/explore")).await;
+            let line = moves_param(&url);
+            assert_eq!(line.split(' ').count(), long_ply as usize, "{url}");
+            // Start, four moves, the fold, six moves.
+            assert_eq!(shown_crumbs(&c).await, 11, "at {size:?}");
+            assert_eq!(
+                c.find_all(Locator::Css("nav.line a")).await.unwrap().len(),
+                long_ply as usize + 1
+            );
+            let summary = c
+                .find(Locator::Css("nav.line details.middle summary"))
+                .await
+                .unwrap();
+            assert!(summary.text().await.unwrap().contains("297"));
+            let board = rect(&c, ".board").await.unwrap();
+            assert!(inside(board, size), "at {size:?}, board under a long line: {board:?}");
+            if size == PHONE {
+                save_sized_png(
+                    "serve-long-line-phone.png",
+                    &c.screenshot().await.unwrap(),
+                    size,
+                );
+            }
+            // The whole line is one click away.
+            summary.click().await.unwrap();
+            assert_eq!(shown_crumbs(&c).await, long_ply as usize + 1);
+            let fifth = c
+                .find(Locator::Css("nav.line details.middle a"))
+                .await
+                .unwrap();
+            assert!(fifth.is_displayed().await.unwrap());
+            let href = fifth.attr("href").await.unwrap().unwrap();
+            let first5: Vec<&str> = line.split(' ').take(5).collect();
+            assert_eq!(moves_param(&href), first5.join(" "));
+            assert_eq!(page_size(&c).await.0, w, "the open line wraps");
+
+            // Pictures of each kind of page at this size.
+            let tag = if size == PHONE { "phone" } else { "laptop" };
+            for (name, page) in [
+                ("explorer", "/explore?variant=tamerlane&moves=Cj4".to_string()),
+                ("game", format!("/game/{short}?ply=5")),
+                ("search", "/search?variant=tamerlane".into()),
+                ("stats", "/stats?by=variant".into()),
+            ] {
+                c.goto(&format!("{base}{page}")).await.unwrap();
+                if size == PHONE && name != "explorer" && name != "game" {
+                    // The phone shows the form first; the picture is of the results under it.
+                    c.execute(
+                        "document.querySelector('.columns > .panel:last-child')\
+                         .scrollIntoView({block: 'start'});",
+                        vec![],
+                    )
+                    .await
+                    .unwrap();
+                }
+                save_sized_png(
+                    &format!("serve-{name}-{tag}.png"),
+                    &c.screenshot().await.unwrap(),
+                    size,
+                );
+            }
+            c.close().await.unwrap();
+        }
+    });
+
+    // Without the script the fold is a <details>: the whole line is in the page.
+    let moves: Vec<String> = api(&format!("/api/game/{long}"))["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(long_ply as usize)
+        .map(|m| {
+            m["san"]
+                .as_str()
+                .unwrap()
+                .trim_end_matches(['+', '#'])
+                .to_string()
+        })
+        .collect();
+    let html = ureq_get(&format!(
+        "{base}/explore?variant=tamerlane&moves={}",
+        moves.join("+")
+    ));
+    let (_, folded) = html
+        .split_once("<details class=\"middle\">")
+        .expect("a fold");
+    let (folded, _) = folded.split_once("</details>").unwrap();
+    assert_eq!(folded.matches("<a href=").count(), long_ply as usize - 10);
+}

@@ -52,7 +52,7 @@ pub(crate) fn layout(
                     }
                     span.db title="The database, read-only" { (db_name) }
                 }
-                main #main .board-page[matches!(main_attrs.page, "explore" | "game")]
+                main #main class=[matches!(main_attrs.page, "explore" | "game").then_some("board-page")]
                     data-page=(main_attrs.page) data-title=(title)
                     data-moves=[main_attrs.moves.as_deref()]
                     data-base=[main_attrs.base.as_deref()] {
