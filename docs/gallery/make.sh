@@ -79,4 +79,22 @@ fi
   echo "The game viewer on a commented sample game, its variation in the move list:"
   echo
   echo "![The game viewer](serve-game-viewer.png)"
+  echo
+  echo "The same pages on a laptop (1366x900) and on a phone (390x844), taken by the test"
+  echo "\`serve_layout_fits_a_phone_and_a_laptop\`: the board fits the window with its step buttons,"
+  echo "beside the moves on the laptop and above them on the phone; nothing is wider than the"
+  echo "phone. On the phone, the pictures of the game search and the statistics show the results"
+  echo "under the form."
+  echo
+  for page in explorer game search stats; do
+    echo "![$page, laptop](serve-$page-laptop.png)"
+    echo
+  done
+  for page in explorer game search stats; do
+    echo "![$page, phone](serve-$page-phone.png)"
+  done
+  echo
+  echo "A line of 307 moves on the phone, folded to its first 4 and last 6 moves:"
+  echo
+  echo "![A long line, folded](serve-long-line-phone.png)"
 } >>"$readme"
