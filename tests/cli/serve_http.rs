@@ -1139,10 +1139,15 @@ fn the_landing_page_follows_an_import_while_serving() {
 
 /// The legal moves an explorer page carries for its script: from, to, SAN and label each.
 fn embedded_moves(body: &str) -> Vec<(String, String, String, String)> {
-    let open = "<script id=\"legal-moves\" type=\"application/json\">";
+    let open = "<div id=\"legal-moves\" hidden data-moves=\"";
     let start = body.find(open).expect("the page carries its legal moves") + open.len();
-    let len = body[start..].find("</script>").unwrap();
-    let v: serde_json::Value = serde_json::from_str(&body[start..start + len]).unwrap();
+    let len = body[start..].find('"').unwrap();
+    let text = body[start..start + len]
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v.as_array()
         .unwrap()
         .iter()

@@ -401,7 +401,7 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
         div.columns {
             section.board-column {
                 div.board.explorer-board { (view::svg(&board)) }
-                (play::legal_moves_script(&play::playable(pos)))
+                (play::legal_moves_data(&play::playable(pos)))
                 (play::explorer_hint())
                 div.controls {
                     (nav_link("start", (!sans.is_empty()).then_some(start.as_str()), "\u{ab}", "Start (Home)"))

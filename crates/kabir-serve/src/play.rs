@@ -1,7 +1,7 @@
 //! Moves played on the pages' boards: the explorer's legal moves, sent with the page for its
 //! script, and the viewer's choice of the next move where variations branch off.
 
-use maud::{Markup, PreEscaped, html};
+use maud::{Markup, html};
 use serde::Serialize;
 
 use kabir_rules::{MoveKind, Position};
@@ -50,17 +50,13 @@ pub(crate) fn playable(pos: &Position) -> Vec<Playable> {
         .collect()
 }
 
-/// The moves as a `<script type="application/json">` element with id `legal-moves`. The
-/// browser reads a script's text as it is, with no entities, so JSON's own escapes keep
-/// `</script>` and the like out of it.
-pub(crate) fn legal_moves_script(moves: &[Playable]) -> Markup {
+/// The moves as JSON in the `data-moves` attribute of an empty, hidden element with id
+/// `legal-moves`: data for the script, in an attribute (which the template escapes) rather
+/// than in an inline script element, so that the page has no script but the server's file.
+pub(crate) fn legal_moves_data(moves: &[Playable]) -> Markup {
     let json = serde_json::to_string(moves).unwrap_or_else(|_| "[]".to_string());
-    let safe = json
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026");
     html! {
-        script #legal-moves type="application/json" { (PreEscaped(safe)) }
+        div #legal-moves hidden data-moves=(json) {}
     }
 }
 
@@ -126,21 +122,29 @@ mod tests {
     }
 
     #[test]
-    fn the_script_cannot_be_closed_by_its_text() {
+    fn the_moves_are_escaped_in_their_attribute() {
         let m = Playable {
             from: "a1".into(),
             to: "a2".into(),
-            san: "</script><b>".into(),
+            san: "\"><script>".into(),
             label: "&".into(),
         };
-        let html = legal_moves_script(&[m]).into_string();
-        assert_eq!(html.matches("</script>").count(), 1, "{html}");
-        assert!(html.contains("\\u003c/script\\u003e") && html.contains("\\u0026"));
-        let inner = html
-            .trim_start_matches(|c| c != '>')
-            .trim_start_matches('>')
-            .trim_end_matches("</script>");
-        let back: serde_json::Value = serde_json::from_str(inner).unwrap();
-        assert_eq!(back[0]["san"], "</script><b>");
+        let html = legal_moves_data(&[m]).into_string();
+        assert!(!html.contains("<script"), "{html}");
+        assert!(
+            html.starts_with("<div id=\"legal-moves\" hidden data-moves=\""),
+            "{html}"
+        );
+        let value =
+            &html[html.find("data-moves=\"").unwrap() + 12..html.rfind("\"></div>").unwrap()];
+        assert!(!value.contains('"'), "{value}");
+        let text = value
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back[0]["san"], "\"><script>");
+        assert_eq!(back[0]["label"], "&");
     }
 }

@@ -165,8 +165,8 @@
   });
 
   // ----- Playing on the explorer's board; choosing a variation in the viewer -------------
-  // The explorer's page carries its position's legal moves (`#legal-moves`: from, to, SAN
-  // and a label each, from the server's move generator). A piece of the side to move is
+  // The explorer's page carries its position's legal moves (`#legal-moves`, whose
+  // `data-moves` holds from, to, SAN and a label each, from the server's move generator). A piece of the side to move is
   // clicked or dragged, its targets are marked, and a target plays the move by going to the
   // explorer's URL with its SAN added to the line, whether or not any game played it.
 
@@ -187,7 +187,7 @@
     if (!el) return [];
     if (!el.parsedMoves) {
       try {
-        el.parsedMoves = JSON.parse(el.textContent || "[]");
+        el.parsedMoves = JSON.parse(el.dataset.moves || "[]");
       } catch (e) {
         el.parsedMoves = [];
       }
