@@ -251,6 +251,7 @@
     chosen = null;
     const svg = explorerBoard();
     if (!svg) return;
+    svg.classList.remove("choosing");
     for (const g of svg.querySelectorAll("g.play-marks")) g.remove();
   }
 
@@ -294,6 +295,8 @@
     const pieces = svg.querySelector("g.pieces");
     if (pieces) svg.insertBefore(layer, pieces);
     else svg.appendChild(layer);
+    // While a piece is chosen, a touch on the board moves it rather than the page.
+    svg.classList.add("choosing");
     chosen = { svg: svg, from: from, press: null };
     return true;
   }
