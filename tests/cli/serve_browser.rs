@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::actions::{
+    InputSource, KeyAction, KeyActions, MOUSE_BUTTON_LEFT, MouseActions, PointerAction,
+};
 use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
@@ -819,4 +821,441 @@ fn serve_layout_fits_a_phone_and_a_laptop() {
         .expect("a fold");
     let (folded, _) = folded.split_once("</details>").unwrap();
     assert_eq!(folded.matches("<a href=").count(), long_ply as usize - 10);
+}
+
+// ----- Playing on the explorer's board, arrows by keyboard, variations in the viewer -----
+// One browser session, at a phone's size (390x844) and a laptop's (1366x900) in turn.
+
+/// A Tamerlane position where White's king on a8 may enter Black's citadel, swap with the
+/// pawn of rooks on b9 (it is attacked, and with a prince beside it no check rule binds) and
+/// that pawn may promote on b10.
+const SPECIAL_FEN: &str = "5k5/2PR9/K6r3/11/11/11/11/11/12/10S w K - 0 1";
+/// Grand Shatranj N W: White has lost every piece, so the pawn on c9 promotes to any.
+const PROMOTION_FEN: &str = "4k5/2P7/10/10/10/10/10/10/10/4K5 w - - 0 1";
+
+fn explore_at(base: &str, variant: &str, fen: &str) -> String {
+    let q = form_urlencoded::Serializer::new(String::new())
+        .append_pair("variant", variant)
+        .append_pair("fen", fen)
+        .finish();
+    format!("{base}/explore?{q}")
+}
+
+/// The squares `kabir perft --divide 1` moves the piece on `from` to.
+fn perft_targets(variant: &str, fen: &str, from: &str) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["perft", "--variant", variant, "--fen", fen, "--divide", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut to: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter_map(|m| m.strip_prefix(from))
+        // The target's name: a promotion's letter after the rank is not part of it.
+        .map(|rest| {
+            let b = rest.as_bytes();
+            let promotes = b.len() > 2
+                && b[b.len() - 1].is_ascii_lowercase()
+                && b[b.len() - 2].is_ascii_digit();
+            rest[..rest.len() - usize::from(promotes)].to_string()
+        })
+        .collect();
+    to.sort();
+    to.dedup();
+    to
+}
+
+async fn run_js(c: &Client, script: &str) -> serde_json::Value {
+    c.execute(script, vec![]).await.unwrap()
+}
+
+/// The centre of a square (or of the first element `css` finds), in the viewport, brought
+/// into view first.
+async fn centre_of(c: &Client, css: &str) -> (f64, f64) {
+    let v = c
+        .execute(
+            "const e = document.querySelector(arguments[0]); if (!e) return null; \
+             const r0 = e.getBoundingClientRect(); \
+             if (r0.top < 0 || r0.bottom > innerHeight) e.scrollIntoView({block: 'center'}); \
+             const r = e.getBoundingClientRect(); \
+             return [r.left + r.width / 2, r.top + r.height / 2];",
+            vec![json!(css)],
+        )
+        .await
+        .unwrap();
+    let xy = v.as_array().unwrap_or_else(|| panic!("nothing at {css}"));
+    (xy[0].as_f64().unwrap(), xy[1].as_f64().unwrap())
+}
+
+fn square(sq: &str) -> String {
+    format!("svg.kabir-diagram rect.square[data-square='{sq}']")
+}
+
+async fn pointer(c: &Client, steps: Vec<PointerAction>) {
+    let mut a = MouseActions::new("mouse".into());
+    for s in steps {
+        a = a.then(s);
+    }
+    c.perform_actions(a).await.unwrap();
+}
+
+fn move_to((x, y): (f64, f64)) -> PointerAction {
+    PointerAction::MoveTo {
+        duration: Some(Duration::from_millis(20)),
+        x: x.round(),
+        y: y.round(),
+    }
+}
+
+async fn click_square(c: &Client, sq: &str) {
+    let at = centre_of(c, &square(sq)).await;
+    pointer(
+        c,
+        vec![
+            move_to(at),
+            PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            },
+            PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            },
+        ],
+    )
+    .await;
+}
+
+async fn drag_square(c: &Client, from: &str, to: &str) {
+    let a = centre_of(c, &square(from)).await;
+    let b = centre_of(c, &square(to)).await;
+    pointer(
+        c,
+        vec![
+            move_to(a),
+            PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            },
+            move_to(((a.0 + b.0) / 2.0 + 3.0, (a.1 + b.1) / 2.0 + 3.0)),
+            move_to(b),
+            PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            },
+        ],
+    )
+    .await;
+}
+
+/// The squares marked as targets of the chosen piece.
+async fn marked(c: &Client) -> Vec<String> {
+    let v = run_js(
+        c,
+        "return Array.from(document.querySelectorAll('svg.kabir-diagram g.play-marks circle.target'))\
+         .map(e => e.dataset.square).sort();",
+    )
+    .await;
+    serde_json::from_value(v).unwrap()
+}
+
+async fn open_page(c: &Client, url: &str, what: &str) {
+    c.goto(url).await.unwrap();
+    wait_url(c, what, |_| true).await;
+}
+
+/// What the board, the moves table and the viewer's keys do, at one window size.
+async fn play_on_the_board(c: &Client, base: &str, size: &str) {
+    let special = explore_at(base, "tamerlane", SPECIAL_FEN);
+
+    // Clicking the king marks exactly its legal moves' targets: the citadel and the swap's
+    // partner included. Escape, then a click elsewhere, cancel.
+    open_page(c, &special, "the special position").await;
+    click_square(c, "a8").await;
+    let expected = perft_targets("tamerlane", SPECIAL_FEN, "a8");
+    assert!(expected.contains(&"bc".to_string()) && expected.contains(&"b9".to_string()));
+    assert_eq!(marked(c).await, expected, "{size}: the king's targets");
+    press(c, Key::Escape).await;
+    assert!(marked(c).await.is_empty(), "{size}: Escape cancels");
+    click_square(c, "b9").await;
+    assert_eq!(
+        marked(c).await,
+        perft_targets("tamerlane", SPECIAL_FEN, "b9"),
+        "{size}: the pawn's targets"
+    );
+    let away = centre_of(c, "section.moves-panel h2").await;
+    pointer(
+        c,
+        vec![
+            move_to(away),
+            PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            },
+            PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            },
+        ],
+    )
+    .await;
+    assert!(
+        marked(c).await.is_empty(),
+        "{size}: a click elsewhere cancels"
+    );
+
+    // A target plays the move, which no game played: the citadel entry, then (from the
+    // same position again) the king swap and the forced promotion.
+    click_square(c, "a8").await;
+    click_square(c, "bc").await;
+    wait_url(c, "the citadel entry", |u| moves_param(u) == "Kbc").await;
+    assert_eq!(main_attr(c, "data-moves").await, "Kbc");
+    open_page(c, &special, "the special position").await;
+    click_square(c, "a8").await;
+    click_square(c, "b9").await;
+    wait_url(c, "the king swap", |u| moves_param(u) == "K:b9").await;
+    open_page(c, &special, "the special position").await;
+    drag_square(c, "b9", "b10").await;
+    wait_url(c, "the promotion, dragged", |u| moves_param(u) == "b10=R").await;
+    // The page after the move is playable too: Black's king moves from the new position.
+    click_square(c, "f10").await;
+    assert!(
+        !marked(c).await.is_empty(),
+        "{size}: Black's king after b10=R"
+    );
+    press(c, Key::Escape).await;
+
+    // A promotion with a choice: one button per piece; the one chosen is played.
+    open_page(
+        c,
+        &explore_at(base, "grand-shatranj-nw", PROMOTION_FEN),
+        "the promotion",
+    )
+    .await;
+    click_square(c, "c9").await;
+    assert_eq!(marked(c).await, ["c10"]);
+    click_square(c, "c10").await;
+    let options = c
+        .find_all(Locator::Css("#play-choice button.play-option"))
+        .await
+        .unwrap();
+    let promotions = {
+        let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+            .args([
+                "perft",
+                "--variant",
+                "grand-shatranj-nw",
+                "--fen",
+                PROMOTION_FEN,
+            ])
+            .args(["--divide", "1"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("c9c10"))
+            .count()
+    };
+    assert!(promotions > 1);
+    assert_eq!(options.len(), promotions, "{size}: a button per promotion");
+    let mut knight = None;
+    for o in &options {
+        if o.text().await.unwrap() == "Knight" {
+            knight = Some(o.attr("data-san").await.unwrap().unwrap());
+            o.click().await.unwrap();
+            break;
+        }
+    }
+    let knight = knight.expect("a button for the knight");
+    assert!(knight.starts_with("c10="), "{knight}");
+    wait_url(c, "the knight promotion", |u| moves_param(u) == knight).await;
+    let piece = run_js(
+        c,
+        "const g = document.querySelector(\"svg.kabir-diagram g.piece[data-square='c10']\"); \
+         return g ? g.dataset.kind : null;",
+    )
+    .await;
+    assert_eq!(piece, json!("knight"), "{size}");
+
+    // The moves table and the arrows: hovering a row marks its arrow, and Tab reaches an
+    // arrow, which Enter plays.
+    open_page(
+        c,
+        &format!("{base}/explore?variant=tamerlane"),
+        "the explorer",
+    )
+    .await;
+    let rows = c
+        .find_all(Locator::Css("table.moves tbody td.move a"))
+        .await
+        .unwrap();
+    let row = rows.len().min(2);
+    assert!(row > 0);
+    let link = &rows[row - 1];
+    let (from, to) = (
+        link.attr("data-from").await.unwrap().unwrap(),
+        link.attr("data-to").await.unwrap().unwrap(),
+    );
+    let at = centre_of(c, &format!("table.moves tbody tr:nth-child({row}) td.num")).await;
+    pointer(c, vec![move_to(at)]).await;
+    let hovered = run_js(
+        c,
+        "return Array.from(document.querySelectorAll('svg.kabir-diagram path.arrow.hovered'))\
+         .map(p => p.dataset.from + '-' + p.dataset.to);",
+    )
+    .await;
+    assert_eq!(
+        hovered,
+        json!([format!("{from}-{to}")]),
+        "{size}: the hovered row's arrow"
+    );
+
+    let mut focused = json!(null);
+    for _ in 0..80 {
+        press(c, Key::Tab).await;
+        focused = run_js(
+            c,
+            "const e = document.activeElement; \
+             return e && e.matches('path.arrow') ? [e.dataset.from, e.dataset.to, e.getAttribute('aria-label')] : null;",
+        )
+        .await;
+        if !focused.is_null() {
+            break;
+        }
+    }
+    let f = focused.as_array().expect("Tab reaches an arrow").clone();
+    let label = f[2].as_str().unwrap();
+    let san = c
+        .find(Locator::Css(&format!(
+            "table.moves a[data-from='{}'][data-to='{}']",
+            f[0].as_str().unwrap(),
+            f[1].as_str().unwrap()
+        )))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+        .trim_start_matches("1. ")
+        .to_string();
+    assert_eq!(label, format!("Play 1. {san}"), "{size}");
+    press(c, Key::Enter).await;
+    wait_url(c, "the arrow played by Enter", |u| moves_param(u) == san).await;
+
+    // The viewer: at the move before a variation, the next move can be chosen with the up
+    // and down keys, and the right arrow follows the choice.
+    let found: serde_json::Value =
+        serde_json::from_str(&ureq_get(&format!("{base}/api/games?player=Timur&limit=1"))).unwrap();
+    let id = found["games"][0]["id"].as_u64().unwrap();
+    let game: serde_json::Value =
+        serde_json::from_str(&ureq_get(&format!("{base}/api/game/{id}"))).unwrap();
+    let branch = game["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["variations"].as_array().is_some_and(|v| !v.is_empty()))
+        .expect("a move with a variation")
+        .clone();
+    let ply = branch["ply"].as_u64().unwrap() as usize;
+    let alt = branch["variations"][0]["moves"][0]["san"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = format!("{base}/game/{id}?ply={}", ply - 1);
+    open_page(c, &before, "the move before the variation").await;
+    let chosen = || async { texts(c, "#next-choice a.choice.chosen").await };
+    assert_eq!(chosen().await.len(), 1);
+    assert!(chosen().await[0].contains(branch["san"].as_str().unwrap()));
+    press(c, Key::Down).await;
+    assert!(
+        chosen().await[0].contains(&alt),
+        "{size}: {:?}",
+        chosen().await
+    );
+    let marked_in_list = texts(c, "#movelist a.mv.next-chosen").await;
+    assert_eq!(marked_in_list.len(), 1);
+    assert!(marked_in_list[0].starts_with(&alt), "{marked_in_list:?}");
+    press(c, Key::Right).await;
+    wait_url(c, "the variation's first move", |u| u.contains("node=")).await;
+    assert!(texts(c, "a.mv.current").await[0].starts_with(&alt));
+    // Down then up comes back to the main line's move.
+    open_page(c, &before, "the move before the variation").await;
+    press(c, Key::Down).await;
+    press(c, Key::Up).await;
+    press(c, Key::Right).await;
+    wait_url(c, "the main line's move", |u| ply_param(u) == Some(ply)).await;
+}
+
+#[test]
+fn serve_board_plays_moves_and_keys_choose_at_phone_and_laptop_sizes() {
+    let Some(driver) = find_program(&["chromedriver"]) else {
+        let ci = std::env::var_os("CI").is_some();
+        if !ci && std::env::var_os("KABIR_SKIP_BROWSER_TESTS").is_some() {
+            eprintln!("browser test skipped: KABIR_SKIP_BROWSER_TESTS is set");
+            return;
+        }
+        panic!(
+            "chromedriver not found on PATH: install Debian's chromium and chromium-driver, \
+             or set KABIR_SKIP_BROWSER_TESTS=1 to skip this test on a machine without a browser"
+        );
+    };
+    let browser = find_program(&["chromium", "chromium-browser", "google-chrome"])
+        .expect("chromedriver is here but no chromium: install Debian's chromium");
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path());
+    let (_server, base) = serve(&db);
+    let port = free_port();
+    let _driver = Killed(
+        Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let profile = dir.path().join("profile-board");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": browser,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                    "--window-size=390,844", "--force-device-scale-factor=1",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let c = ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a WebDriver session with chromium");
+        for (w, h) in [(390u32, 844u32), (1366, 900)] {
+            c.set_window_size(w, h).await.unwrap();
+            c.goto(&format!("{base}/explore")).await.unwrap();
+            let width = run_js(&c, "return innerWidth;").await;
+            assert!(
+                width
+                    .as_u64()
+                    .is_some_and(|x| x <= u64::from(w) && x + 40 >= u64::from(w)),
+                "the window is {width} wide, not {w}"
+            );
+            play_on_the_board(&c, &base, &format!("{w}x{h}")).await;
+        }
+        c.close().await.unwrap();
+    });
 }

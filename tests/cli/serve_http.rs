@@ -1134,3 +1134,198 @@ fn the_landing_page_follows_an_import_while_serving() {
         a.body
     );
 }
+
+// ----- The explorer's playable board: the legal moves sent with the page ------------------
+
+/// The legal moves an explorer page carries for its script: from, to, SAN and label each.
+fn embedded_moves(body: &str) -> Vec<(String, String, String, String)> {
+    let open = "<div id=\"legal-moves\" hidden data-moves=\"";
+    let start = body.find(open).expect("the page carries its legal moves") + open.len();
+    let len = body[start..].find('"').unwrap();
+    let text = body[start..start + len]
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let s = |k: &str| m[k].as_str().unwrap().to_string();
+            (s("from"), s("to"), s("san"), s("label"))
+        })
+        .collect()
+}
+
+/// `kabir perft --divide 1` at a position: each legal move's coordinates, sorted.
+fn perft_divide(variant: &str, fen: &str) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["perft", "--variant", variant, "--fen", fen, "--divide", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (total, moves) = lines.split_last().unwrap();
+    let mut moves: Vec<String> = moves
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    moves.sort();
+    assert_eq!(total.trim().parse::<usize>().unwrap(), moves.len());
+    moves
+}
+
+/// The pairs of squares of the moves, as the coordinates of `perft --divide` begin.
+fn pairs(moves: &[(String, String, String, String)]) -> Vec<String> {
+    let mut p: Vec<String> = moves.iter().map(|(f, t, _, _)| format!("{f}{t}")).collect();
+    p.sort();
+    p
+}
+
+#[test]
+fn serve_explorer_carries_every_legal_move_with_citadel_swap_and_promotion() {
+    let s = Served::start(db(), &[]);
+    // White's king on a8 beside Black's citadel, attacked by the rook on h8 but with a
+    // prince on k1 (two royals: no check rule), so it may enter the citadel, swap with the
+    // pawn of rooks on b9 (an attacked king may swap), and the pawn may promote on b10.
+    let fen = "5k5/2PR9/K6r3/11/11/11/11/11/12/10S w K - 0 1";
+    let page = s.get(&params_url(
+        "/explore",
+        &[("variant", "tamerlane"), ("fen", fen)],
+    ));
+    assert_eq!(page.status, 200, "{}", page.body);
+    let moves = embedded_moves(&page.body);
+    let divide = perft_divide("tamerlane", fen);
+    assert_eq!(moves.len(), divide.len(), "{moves:?} against {divide:?}");
+    // Tamerlane's promotions are forced, so each pair of squares is one move and its
+    // coordinates are the pair, with the promotion's letter after a rank (`b9b10r`).
+    let mut uci_pairs: Vec<String> = divide
+        .iter()
+        .map(|m| {
+            let b = m.as_bytes();
+            let promotes = b.len() > 1
+                && b[b.len() - 1].is_ascii_lowercase()
+                && b[b.len() - 2].is_ascii_digit();
+            m[..m.len() - usize::from(promotes)].to_string()
+        })
+        .collect();
+    uci_pairs.sort();
+    assert_eq!(pairs(&moves), uci_pairs);
+    let find = |from: &str, to: &str| {
+        moves
+            .iter()
+            .find(|m| m.0 == from && m.1 == to)
+            .unwrap_or_else(|| panic!("{from}-{to} in {moves:?}"))
+            .clone()
+    };
+    assert_eq!(find("a8", "bc").2, "Kbc", "the citadel entry");
+    let swap = find("a8", "b9");
+    assert_eq!((swap.2.as_str(), swap.3.as_str()), ("K:b9", "King swap"));
+    let promotion = find("b9", "b10");
+    assert_eq!(
+        (promotion.2.as_str(), promotion.3.as_str()),
+        ("b10=R", "Rook")
+    );
+    // Every move the page offers is one the explorer takes in `moves`, and leads to a page
+    // of its own: no game played any of them.
+    for (_, _, san, _) in &moves {
+        let next = s.get(&params_url(
+            "/explore",
+            &[("variant", "tamerlane"), ("fen", fen), ("moves", san)],
+        ));
+        assert_eq!(next.status, 200, "{san}: {}", next.body);
+        assert!(
+            next.body.contains("No game in the database reached"),
+            "{san}"
+        );
+    }
+    // The citadel entry ends the game: the page after it offers no move.
+    let after = s.get(&params_url(
+        "/explore",
+        &[("variant", "tamerlane"), ("fen", fen), ("moves", "Kbc")],
+    ));
+    assert!(embedded_moves(&after.body).is_empty());
+    // The start position: the 24 moves of perft 1, and the hint the script shows.
+    let start = s.get("/explore?variant=tamerlane");
+    assert_eq!(embedded_moves(&start.body).len(), 24);
+    assert!(start.body.contains("class=\"play-hint\" hidden"));
+}
+
+#[test]
+fn serve_explorer_offers_each_promotion_of_a_choice() {
+    let s = Served::start(db(), &[]);
+    // Grand Shatranj N W: White has lost every piece, so the pawn on c9 may become any.
+    let fen = "4k5/2P7/10/10/10/10/10/10/10/4K5 w - - 0 1";
+    let page = s.get(&params_url(
+        "/explore",
+        &[("variant", "grand-shatranj-nw"), ("fen", fen)],
+    ));
+    assert_eq!(page.status, 200, "{}", page.body);
+    let moves = embedded_moves(&page.body);
+    let divide = perft_divide("grand-shatranj-nw", fen);
+    assert_eq!(moves.len(), divide.len(), "{moves:?} against {divide:?}");
+    let promotions: Vec<_> = moves
+        .iter()
+        .filter(|m| m.0 == "c9" && m.1 == "c10")
+        .collect();
+    assert_eq!(
+        promotions.len(),
+        divide.iter().filter(|m| m.starts_with("c9c10")).count()
+    );
+    assert!(promotions.len() > 1);
+    // Each names the piece the pawn becomes, all different, with a SAN of its own.
+    let mut labels: Vec<&str> = promotions.iter().map(|m| m.3.as_str()).collect();
+    labels.sort();
+    labels.dedup();
+    assert_eq!(labels.len(), promotions.len(), "{promotions:?}");
+    assert!(labels.contains(&"Knight"), "{labels:?}");
+    for m in &promotions {
+        assert!(m.2.starts_with("c10="), "{m:?}");
+        assert!(!m.3.contains('='), "{m:?}");
+    }
+}
+
+#[test]
+fn serve_viewer_offers_the_variations_as_next_moves() {
+    let s = Served::start(db(), &[]);
+    let v = json(db(), &["search", "--player", "Timur", "--limit", "1"]);
+    let id = v["games"][0]["id"].as_u64().unwrap();
+    let game = s.get(&format!("/api/game/{id}")).json();
+    // The sample game's first variation: the main line's move and the variation's first
+    // move follow the same position.
+    let moves = game["moves"].as_array().unwrap();
+    let branch = moves
+        .iter()
+        .find(|m| m["variations"].as_array().is_some_and(|vs| !vs.is_empty()))
+        .expect("a move with a variation");
+    let ply = branch["ply"].as_u64().unwrap();
+    let page = s.get(&format!("/game/{id}?ply={}", ply - 1));
+    assert_eq!(page.status, 200);
+    let choice_at = page
+        .body
+        .find("id=\"next-choice\"")
+        .expect("a choice of next moves");
+    let choice = &page.body[choice_at..];
+    let choice = &choice[..choice.find("</div>").unwrap()];
+    let options = choice.matches("class=\"choice").count();
+    assert_eq!(
+        options,
+        1 + branch["variations"].as_array().unwrap().len(),
+        "{choice}"
+    );
+    assert_eq!(choice.matches("chosen").count(), 1, "{choice}");
+    let main_san = branch["san"].as_str().unwrap();
+    let alt_san = branch["variations"][0]["moves"][0]["san"].as_str().unwrap();
+    assert!(
+        choice.contains(main_san) && choice.contains(alt_san),
+        "{choice}"
+    );
+    // Where no variation branches off, there is nothing to choose.
+    let plain = s.get(&format!("/game/{id}?ply={}", ply));
+    let next = moves[ply as usize]["variations"]
+        .as_array()
+        .is_some_and(|vs| !vs.is_empty());
+    assert_eq!(plain.body.contains("id=\"next-choice\""), next);
+}

@@ -24,6 +24,7 @@ mod assets;
 mod cost;
 mod pages;
 mod params;
+mod play;
 mod view;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};

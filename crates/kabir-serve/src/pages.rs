@@ -20,6 +20,7 @@ use super::api::{game_id, game_query, load_game};
 use super::app::{AppError, State as App, with_db, with_db_costing};
 use super::cost;
 use super::params::{FILTER, Line, Params, SEARCH, STATS, url};
+use super::play::{self, NextMove};
 use super::view::{self, MainAttrs, Nav, count, layout, move_label, nav_link, pct, result_bar};
 
 /// An HTML answer.
@@ -446,6 +447,8 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
         div.columns {
             section.board-column {
                 div.board.explorer-board { (view::board_svg(&board)) }
+                (play::legal_moves_data(&play::playable(pos)))
+                (play::explorer_hint())
                 div.controls {
                     (nav_link("start", (!sans.is_empty()).then_some(start.as_str()), "\u{ab}", "Start (Home)"))
                     (nav_link("back", parent.as_deref(), "\u{25c0}", "Back one move (\u{2190})"))
@@ -889,6 +892,21 @@ fn game_view(
         _ => None,
     };
     let numbering = start.as_ref().map(|s| (s.fullmove_number(), s.turn()));
+    // Every move that may follow the one shown: its line's next move, which comes first in
+    // reading order, and the first moves of the variations that replace that move.
+    let next_moves: Vec<NextMove> = flat
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.prev == current)
+        .map(|(j, f)| NextMove {
+            label: match &shown {
+                Some(p) => move_label(p, &f.m.san),
+                None => f.m.san.clone(),
+            },
+            href: game_url(id, flat, Some(j), flip),
+            continues: Some(j) == next_k,
+        })
+        .collect();
 
     let body = html! {
         section.game-head {
@@ -921,6 +939,7 @@ fn game_view(
                     (nav_link("last", last_url.as_deref(), "\u{bb}", "End (End)"))
                     (nav_link("flip", Some(&game_url(id, flat, current, !flip)), "\u{21c5}", "Flip the board (f)"))
                 }
+                (play::next_choice(&next_moves))
                 div.move-caption {
                     @match &move_caption {
                         Some(c) => {

@@ -61,7 +61,7 @@ pub(crate) fn layout(
                 footer.bottom {
                     "kabir " (super::assets::VERSION) " \u{b7} "
                     a href="/api/explore" { "JSON API" }
-                    " \u{b7} keys: \u{2190} \u{2192} step, Home/End, f flips the board"
+                    " \u{b7} keys: \u{2190} \u{2192} step, \u{2191} \u{2193} choose a variation, Home/End, f flips the board, Esc cancels a move"
                 }
             }
         }
