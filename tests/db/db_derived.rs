@@ -12,8 +12,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use kabir::db::{
-    Database, DuplicateRule, GameFilter, GameId, GameQuery, GameRecord, GroupBy, ReportQuery, SortKey,
-    StoredGame, TreeQuery,
+    Database, DuplicateRule, GameFilter, GameId, GameQuery, GameRecord, GroupBy, ReportQuery,
+    SortKey, StoredGame, TreeQuery,
 };
 use kabir::generate::{Options, random_game_from};
 use kabir::rules::{Color, Game, Move, Position};
