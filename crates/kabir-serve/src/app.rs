@@ -564,6 +564,40 @@ mod tests {
     }
 
     #[test]
+    fn a_download_past_the_slots_waits_then_is_refused() {
+        let path =
+            std::env::temp_dir().join(format!("kabir-serve-slots-{}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        drop(Database::create_or_open(&path).unwrap());
+        let mut config = Config::new(&path);
+        config.query_timeout = Duration::from_millis(300);
+        let state = Arc::new(State::new(config, Database::open(&path).unwrap(), true));
+        runtime().block_on(async {
+            let mut held = Vec::new();
+            for _ in 0..DOWNLOADS {
+                held.push(state.download_slot().await.unwrap());
+            }
+            let started = Instant::now();
+            let e = state.download_slot().await.unwrap_err();
+            assert!(started.elapsed() >= Duration::from_millis(300), "it waited");
+            assert_eq!(e.status(), StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(e.retry_after(), Some(1));
+            assert!(
+                e.message().contains("at most 4 downloads of games at once"),
+                "{}",
+                e.message()
+            );
+            // Heavy requests are not downloads: they still run.
+            with_db_costing(&state, Cost::Heavy, |_| Ok(()))
+                .await
+                .unwrap();
+            held.pop();
+            assert!(state.download_slot().await.is_ok());
+        });
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
     fn other_hosts_bodies_and_methods_are_refused() {
         let app = || guard(Router::new().route("/", get(|| async { "ok" })), true);
         let rt = runtime();
