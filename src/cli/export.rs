@@ -194,11 +194,10 @@ pub(super) fn stored(db: &Database, id: GameId) -> Result<StoredGame> {
         .with_context(|| format!("game {id} disappeared during the export"))
 }
 
-/// Writes a game's canonical text, followed by a blank line.
+/// Writes a game's canonical text, followed by a blank line (as `kabir serve`'s downloads
+/// do: [`StoredGame::write_pgn`]).
 pub fn write_pgn(db: &Database, id: GameId, out: &mut dyn Write) -> Result<()> {
-    let g = stored(db, id)?;
-    out.write_all(g.pgn.trim_end().as_bytes())?;
-    out.write_all(b"\n\n")?;
+    stored(db, id)?.write_pgn(out)?;
     Ok(())
 }
 
@@ -252,8 +251,9 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<bool> {
         super::output::note(format_args!("kabir export: {}", empty_message(&args.db)));
         Vec::new()
     } else {
+        // Ids only: the games are read one at a time below, never all at once.
         let q = build_query(&db, &args.filter, &args.line, args.exact_order)?;
-        db.search(&q)?.games.iter().map(|h| h.game.id).collect()
+        db.search_ids(&q)?
     };
     match args.format {
         Format::Pgn => {

@@ -1259,3 +1259,335 @@ fn serve_board_plays_moves_and_keys_choose_at_phone_and_laptop_sizes() {
         c.close().await.unwrap();
     });
 }
+
+// ----- downloads and copy buttons --------------------------------------------------------
+
+/// Chromedriver's own commands for the session, past what fantoccini offers: focus for the
+/// page (headless, a page is never focused, and the clipboard refuses an unfocused page) and
+/// the permission to read the clipboard back.
+fn clipboard_allowed(driver_port: u16, session: &str) {
+    let post = |path: &str, body: serde_json::Value| {
+        let url = format!("http://127.0.0.1:{driver_port}/session/{session}/{path}");
+        let mut r = ureq::post(&url)
+            .header("Content-Type", "application/json")
+            .send(body.to_string())
+            .unwrap();
+        let answer = r.body_mut().read_to_string().unwrap();
+        assert!(!answer.contains("\"error\""), "{path}: {answer}");
+    };
+    post(
+        "goog/cdp/execute",
+        json!({"cmd": "Emulation.setFocusEmulationEnabled", "params": {"enabled": true}}),
+    );
+    for name in ["clipboard-read", "clipboard-write"] {
+        post(
+            "permissions",
+            json!({"descriptor": {"name": name}, "state": "granted"}),
+        );
+    }
+}
+
+/// The answer to a `fetch` of `href` made by the page itself: status, headers and text.
+async fn fetched_in_page(c: &Client, href: &str) -> serde_json::Value {
+    c.execute_async(
+        "const done = arguments[arguments.length - 1];
+         fetch(arguments[0]).then(r => r.text().then(t => done({
+             status: r.status,
+             type: r.headers.get('content-type'),
+             disposition: r.headers.get('content-disposition'),
+             text: t,
+         })), e => done({error: String(e)}));",
+        vec![json!(href)],
+    )
+    .await
+    .unwrap()
+}
+
+/// What the clipboard holds, read by the page (`reader`: the expression of the clipboard
+/// object to read it with).
+async fn clipboard_text(c: &Client, reader: &str) -> String {
+    let v = c
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 {reader}.readText().then(done, e => done('error: ' + e));"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// Clicks a copy button as a user does and waits for the copy to be done; whether it worked.
+async fn click_copy(c: &Client, css: &str) -> bool {
+    c.execute(
+        "window.kabirCopies = [];
+         document.addEventListener('kabir-copied', e => window.kabirCopies.push(e.detail.ok));",
+        vec![],
+    )
+    .await
+    .unwrap();
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        let v = c
+            .execute("return window.kabirCopies;", vec![])
+            .await
+            .unwrap();
+        if let Some(ok) = v.as_array().and_then(|a| a.first()) {
+            return ok == &json!(true);
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "no copy after clicking {css}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Whether the element is shown and lies within the window's width.
+async fn shown_in_width(c: &Client, css: &str) -> bool {
+    let v = c
+        .execute(
+            "const e = document.querySelector(arguments[0]);
+             if (!e) return false;
+             const r = e.getBoundingClientRect();
+             return r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= window.innerWidth;",
+            vec![json!(css)],
+        )
+        .await
+        .unwrap();
+    v == json!(true)
+}
+
+/// Checks a downloaded text with `kabir validate`; the number of games, all valid.
+fn valid_games(text: &str) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("download.pgn");
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["validate", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{report}");
+    assert!(!report.contains("\"valid\":false"), "{report}");
+    // A line per game, then the summary.
+    let summary: serde_json::Value =
+        serde_json::from_str(report.lines().last().unwrap_or("{}")).unwrap();
+    assert_eq!(summary["summary"]["invalid"], 0, "{report}");
+    let games = summary["summary"]["games"].as_u64().unwrap() as usize;
+    assert_eq!(report.lines().count(), games + 1, "{report}");
+    games
+}
+
+#[test]
+fn downloads_and_copy_buttons_in_a_browser() {
+    let Some(driver) = find_program(&["chromedriver"]) else {
+        let ci = std::env::var_os("CI").is_some();
+        if !ci && std::env::var_os("KABIR_SKIP_BROWSER_TESTS").is_some() {
+            eprintln!("browser test skipped: KABIR_SKIP_BROWSER_TESTS is set");
+            return;
+        }
+        panic!(
+            "chromedriver not found on PATH: install Debian's chromium and chromium-driver, \
+             or set KABIR_SKIP_BROWSER_TESTS=1 to skip this test on a machine without a browser"
+        );
+    };
+    let browser = find_program(&["chromium", "chromium-browser", "google-chrome"])
+        .expect("chromedriver is here but no chromium: install Debian's chromium");
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path());
+    let (_server, base) = serve(&db);
+    let port = free_port();
+    let _driver = Killed(
+        Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let kabir = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let api = |target: &str| -> serde_json::Value {
+        serde_json::from_str(&ureq_get(&format!("{base}{target}"))).unwrap()
+    };
+
+    let profile = dir.path().join("profile");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": browser,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                    "--window-size=1366,900", "--force-device-scale-factor=1",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let c = ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a WebDriver session with chromium");
+        // Permissions are the page's origin's: granted once the browser is there.
+        c.goto(&format!("{base}/explore")).await.unwrap();
+        let session = c.session_id().await.unwrap().expect("a session id");
+        clipboard_allowed(port, &session);
+
+        let first = api("/api/explore?variant=tamerlane")["moves"][0]["san"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let position = api(&format!("/api/explore?variant=tamerlane&moves={first}"));
+        let fen = position["fen"].as_str().unwrap().to_string();
+        let games = position["games"].as_u64().unwrap() as usize;
+        let exported = kabir(&["export", "--variant", "tamerlane", "--moves", &first]);
+        let game_id = api(&format!("/api/games?variant=tamerlane&moves={first}&limit=1"))
+            ["games"][0]["id"]
+            .as_u64()
+            .unwrap();
+        let game = api(&format!("/api/game/{game_id}?ply=5"));
+
+        for (width, height) in [(390, 844), (1366, 900)] {
+            c.set_window_size(width, height).await.unwrap();
+
+            // The explorer after the most played first move.
+            c.goto(&format!("{base}/explore?variant=tamerlane&moves={first}"))
+                .await
+                .unwrap();
+            wait_url(&c, "the explorer", |u| u.contains("moves=")).await;
+            let link = ".tools a.download";
+            assert!(shown_in_width(&c, link).await, "{link} at {width}");
+            let href = c
+                .find(Locator::Css(link))
+                .await
+                .unwrap()
+                .attr("href")
+                .await
+                .unwrap()
+                .unwrap();
+            let got = fetched_in_page(&c, &href).await;
+            assert_eq!(got["status"], 200, "{got}");
+            assert_eq!(got["type"], "application/x-chess-pgn; charset=utf-8");
+            assert_eq!(got["disposition"], "attachment; filename=\"kabir-position.pgn\"");
+            let text = got["text"].as_str().unwrap();
+            assert_eq!(text, exported, "the download is the export");
+            assert_eq!(valid_games(text), games);
+
+            // Copy FEN: with the clipboard API, then as over plain http elsewhere, without it.
+            let button = ".tools button.copy[data-copy]";
+            assert!(shown_in_width(&c, button).await, "{button} at {width}");
+            assert!(click_copy(&c, button).await, "the copy worked");
+            assert_eq!(clipboard_text(&c, "navigator.clipboard").await, fen);
+            let label = c.find(Locator::Css(button)).await.unwrap().text().await.unwrap();
+            assert_eq!(label, "Copied");
+            c.execute(
+                "window.kabirClipboard = navigator.clipboard;
+                 Object.defineProperty(navigator, 'clipboard', {value: undefined, configurable: true});",
+                vec![],
+            )
+            .await
+            .unwrap();
+            c.execute_async(
+                "const done = arguments[arguments.length - 1];
+                 window.kabirClipboard.writeText('something else').then(done, done);",
+                vec![],
+            )
+            .await
+            .unwrap();
+            assert_eq!(
+                clipboard_text(&c, "window.kabirClipboard").await,
+                "something else"
+            );
+            assert!(click_copy(&c, button).await, "the fallback copy worked");
+            assert_eq!(clipboard_text(&c, "window.kabirClipboard").await, fen);
+
+            // Without the script's mark, as without JavaScript, the buttons are hidden.
+            c.execute(
+                "document.documentElement.classList.remove('can-copy');",
+                vec![],
+            )
+            .await
+            .unwrap();
+            assert!(
+                !c.find(Locator::Css(button)).await.unwrap().is_displayed().await.unwrap(),
+                "a copy button without the script"
+            );
+
+            // The game viewer at ply 5: its text to download and to copy, and its position.
+            c.goto(&format!("{base}/game/{game_id}?ply=5")).await.unwrap();
+            wait_url(&c, "the game", |u| ply_param(u) == Some(5)).await;
+            assert!(shown_in_width(&c, link).await, "{link} at {width}");
+            let href = c
+                .find(Locator::Css(link))
+                .await
+                .unwrap()
+                .attr("href")
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(href, format!("/pgn/game/{game_id}"));
+            let got = fetched_in_page(&c, &href).await;
+            assert_eq!(got["status"], 200, "{got}");
+            assert_eq!(
+                got["disposition"],
+                format!("attachment; filename=\"kabir-game-{game_id}.pgn\"").as_str()
+            );
+            let text = got["text"].as_str().unwrap();
+            assert_eq!(valid_games(text), 1);
+            assert_eq!(text.trim_end(), game["pgn"].as_str().unwrap().trim_end());
+            assert!(exported.contains(text), "the game's text is the export's");
+
+            let fen_button = ".tools button.copy[data-copy]";
+            assert!(click_copy(&c, fen_button).await);
+            assert_eq!(
+                clipboard_text(&c, "navigator.clipboard").await,
+                game["fen"].as_str().unwrap()
+            );
+            let pgn_button = ".tools button.copy[data-copy-from]";
+            assert!(shown_in_width(&c, pgn_button).await, "{pgn_button} at {width}");
+            assert!(click_copy(&c, pgn_button).await);
+            let copied = clipboard_text(&c, "navigator.clipboard").await;
+            assert_eq!(copied.trim_end(), text.trim_end());
+        }
+        c.close().await.unwrap();
+    });
+}

@@ -1328,4 +1328,267 @@ fn serve_viewer_offers_the_variations_as_next_moves() {
         .as_array()
         .is_some_and(|vs| !vs.is_empty());
     assert_eq!(plain.body.contains("id=\"next-choice\""), next);
+
+// ----- downloads of game text ----------------------------------------------------------
+
+/// Saves a download and checks it with `kabir validate`: every game valid; their number.
+fn validated_games(text: &str, name: &str) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["validate", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "kabir validate {name}: {report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A line per game, then the summary.
+    let lines: Vec<serde_json::Value> = report
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (summary, games) = lines.split_last().unwrap();
+    let summary = &summary["summary"];
+    assert!(games.iter().all(|g| g["valid"] == true), "{report}");
+    assert_eq!(summary["invalid"], 0, "{report}");
+    assert_eq!(summary["games"], games.len(), "{report}");
+    games.len()
+}
+
+/// What `kabir export ARGS` writes.
+fn exported(db: &Path, args: &[&str]) -> String {
+    crate::queries_common::ok(db, &[&["export"][..], args].concat())
+}
+
+/// The number of games `kabir search ARGS` finds, on all pages.
+fn found(db: &Path, args: &[&str]) -> usize {
+    let v = json(db, &[&["search", "--limit", "1"][..], args].concat());
+    v["total"].as_u64().unwrap() as usize
+}
+
+fn assert_pgn_download(a: &Answer, file: &str) {
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        a.header("content-type"),
+        Some("application/x-chess-pgn; charset=utf-8")
+    );
+    assert_eq!(
+        a.header("content-disposition"),
+        Some(format!("attachment; filename=\"{file}\"").as_str())
+    );
+    assert_eq!(a.header("x-content-type-options"), Some("nosniff"));
+}
+
+#[test]
+fn downloads_give_the_text_kabir_export_gives() {
+    let s = Served::start(db(), &[]);
+
+    // One game: the hostile one, the only game of its player.
+    let id = hostile_id();
+    let a = s.get(&format!("/pgn/game/{id}"));
+    assert_pgn_download(&a, &format!("kabir-game-{id}.pgn"));
+    assert_eq!(a.body, exported(db(), &["--player", "script"]));
+    assert!(a.body.contains("[White \"<script>alert(1)</script>\"]"));
+    assert_eq!(validated_games(&a.body, "one.pgn"), 1);
+
+    // A search of more games than a page (50) shows: all of them, as the export has them.
+    let a = s.get("/pgn/search");
+    assert_pgn_download(&a, "kabir-search.pgn");
+    let n = found(db(), &[]);
+    assert!(n > 50, "{n} games");
+    assert_eq!(a.body, exported(db(), &[]));
+    assert_eq!(validated_games(&a.body, "search.pgn"), n);
+    let a = s.get("/pgn/search?variant=tamerlane");
+    assert_pgn_download(&a, "kabir-search.pgn");
+    assert_eq!(a.body, exported(db(), &["--variant", "tamerlane"]));
+    assert_eq!(
+        validated_games(&a.body, "tamerlane.pgn"),
+        found(db(), &["--variant", "tamerlane"])
+    );
+
+    // Conditions, an order and empty fields, as the search form sends them.
+    let a = s.get("/pgn/search?variant=shatranj&result=1-0&sort=plies&reverse=1&player=&fen=");
+    assert_pgn_download(&a, "kabir-search.pgn");
+    let listed = crate::queries_common::ok(
+        db(),
+        &[
+            "search",
+            "--variant",
+            "shatranj",
+            "--result",
+            "1-0",
+            "--sort",
+            "plies",
+            "--reverse",
+            "--limit",
+            "0",
+            "--format",
+            "pgn",
+        ],
+    );
+    assert_eq!(a.body, listed);
+    assert_eq!(
+        validated_games(&a.body, "sorted.pgn"),
+        found(db(), &["--variant", "shatranj", "--result", "1-0"])
+    );
+
+    // A position's games, as the explorer's link asks for them.
+    let first = json(db(), &["explore", "--variant", "tamerlane"])["moves"][0]["san"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let a = s.get(&params_url(
+        "/pgn/search",
+        &[("variant", "tamerlane"), ("moves", &first)],
+    ));
+    assert_pgn_download(&a, "kabir-position.pgn");
+    assert_eq!(
+        a.body,
+        exported(db(), &["--variant", "tamerlane", "--moves", &first])
+    );
+    assert_eq!(
+        validated_games(&a.body, "position.pgn"),
+        found(db(), &["--variant", "tamerlane", "--moves", &first])
+    );
+
+    // No game found: an empty file, not an error.
+    let a = s.get("/pgn/search?player=nobody-plays-here");
+    assert_pgn_download(&a, "kabir-search.pgn");
+    assert_eq!(a.body, "");
+
+    // The pages link to the downloads.
+    let page = s.get(&format!("/game/{id}")).body;
+    assert!(page.contains(&format!("href=\"/pgn/game/{id}\"")), "{page}");
+    let page = s.get("/search?variant=tamerlane&limit=25&offset=25").body;
+    assert!(
+        page.contains("href=\"/pgn/search?variant=tamerlane\""),
+        "{page}"
+    );
+    let page = s
+        .get(&params_url(
+            "/explore",
+            &[("variant", "tamerlane"), ("moves", &first)],
+        ))
+        .body;
+    // As the page writes it: `&` escaped.
+    let link = params_url(
+        "/pgn/search",
+        &[("variant", "tamerlane"), ("moves", &first)],
+    )
+    .replace('&', "&amp;");
+    assert!(
+        page.contains(&format!("href=\"{link}\"")),
+        "{link} in {page}"
+    );
+}
+
+#[test]
+fn download_parameters_are_checked_and_named_in_words() {
+    let s = Served::start(db(), &[]);
+    let id = tamerlane_game();
+    // The request, and what the message must name.
+    let bad = [
+        ("/pgn/search?limit=10".to_string(), "limit"),
+        ("/pgn/search?offset=50".to_string(), "offset"),
+        ("/pgn/search?sort=elo".to_string(), "sort"),
+        ("/pgn/search?reverse=maybe".to_string(), "reverse"),
+        ("/pgn/search?variant=chess".to_string(), "variant"),
+        ("/pgn/search?color=white".to_string(), "color"),
+        ("/pgn/search?result=won".to_string(), "result"),
+        ("/pgn/search?player=a%00b".to_string(), "player"),
+        ("/pgn/search?moves=e4".to_string(), "moves"),
+        (
+            "/pgn/search?variant=shatranj&moves=e3+e9".to_string(),
+            "moves",
+        ),
+        (
+            "/pgn/search?variant=shatranj&fen=nonsense".to_string(),
+            "fen",
+        ),
+        ("/pgn/search?exact-order=1".to_string(), "exact-order"),
+        (
+            "/pgn/search?variant=tamerlane&variant=shatranj".to_string(),
+            "variant",
+        ),
+        (format!("/pgn/game/{id}?ply=3"), "ply"),
+    ];
+    for (target, name) in &bad {
+        let a = s.get(target);
+        assert_eq!(a.status, 400, "{target}: {}", a.body);
+        assert!(
+            a.header("content-type").unwrap().starts_with("text/html"),
+            "{target}"
+        );
+        assert!(a.header("content-disposition").is_none(), "{target}");
+        let message = page_message(&a.body);
+        assert!(message.contains(name), "{target}: {message}");
+    }
+    for target in [
+        "/pgn/game/abc",
+        "/pgn/game/99999999",
+        "/pgn/game/-1",
+        "/pgn/games",
+    ] {
+        let a = s.get(target);
+        assert_eq!(a.status, 404, "{target}: {}", a.body);
+    }
+}
+
+#[test]
+fn a_long_download_is_streamed_and_a_stalled_client_holds_up_nothing() {
+    use std::time::Instant;
+
+    let db = heavy_db();
+    let s = Served::start(db, &["--timeout", "20"]);
+    // 2000 long games: many pieces of 200 games and megabytes, more than a socket's buffers
+    // take while its reader sleeps.
+    let target = "/pgn/search?variant=tamerlane";
+    let a = get_up_to(&format!("{}{target}", s.url), 1 << 30);
+    assert_pgn_download(&a, "kabir-search.pgn");
+    assert_eq!(a.header("transfer-encoding"), Some("chunked"));
+    assert!(a.header("content-length").is_none());
+    assert_eq!(a.body, exported(db, &["--variant", "tamerlane"]));
+    assert_eq!(validated_games(&a.body, "long.pgn"), 2000);
+
+    // Clients that ask and then read nothing: as many as downloads may run at once.
+    let stalled: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut c = TcpStream::connect(("127.0.0.1", s.port())).unwrap();
+            c.write_all(format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").as_bytes())
+                .unwrap();
+            c
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    // They hold no database thread and no heavy permit: pages and heavy calls still answer.
+    let start = Instant::now();
+    let page = s.get("/explore?variant=tamerlane&moves=f4");
+    assert_eq!(page.status, 200);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    let heavy = s.get("/api/games?variant=tamerlane&limit=1000");
+    assert_eq!(heavy.status, 200, "{}", heavy.body);
+    // The stalled clients read on: each gets the whole text.
+    for mut c in stalled {
+        c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut raw = Vec::new();
+        // The chunked body ends with a chunk of size 0.
+        let mut buf = [0u8; 1 << 16];
+        while !raw.ends_with(b"\r\n0\r\n\r\n") {
+            let n = c.read(&mut buf).unwrap();
+            assert!(n > 0, "the download stopped early");
+            raw.extend_from_slice(&buf[..n]);
+        }
+        let text = String::from_utf8_lossy(&raw);
+        assert!(text.starts_with("HTTP/1.1 200"), "{}", &text[..200]);
+        assert_eq!(text.matches("[Event ").count(), 2000);
+    }
 }

@@ -12,8 +12,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use kabir::db::{
-    Database, DuplicateRule, GameFilter, GameQuery, GameRecord, GroupBy, ReportQuery, SortKey,
-    StoredGame, TreeQuery,
+    Database, DuplicateRule, GameFilter, GameId, GameQuery, GameRecord, GroupBy, ReportQuery,
+    SortKey, StoredGame, TreeQuery,
 };
 use kabir::generate::{Options, random_game_from};
 use kabir::rules::{Color, Game, Move, Position};
@@ -406,6 +406,34 @@ fn check(seed: u64) {
                 .map(|h| (h.game.id.0, h.ply.unwrap()))
                 .collect();
             assert_eq!(got, want, "{q:?}");
+            let ids: Vec<u32> = db.search_ids(&query).unwrap().iter().map(|g| g.0).collect();
+            let want_ids: Vec<u32> = want.iter().map(|w| w.0).collect();
+            assert_eq!(ids, want_ids, "search_ids {q:?}");
+        }
+        // Every order, with a condition that leaves the index short of the answer: the ids
+        // are the search's, all pages at once.
+        for sort in SortKey::ALL {
+            for descending in [false, true] {
+                let query = GameQuery {
+                    position: Some(q.clone()),
+                    filter: GameFilter {
+                        min_plies: Some(3),
+                        ..GameFilter::default()
+                    },
+                    sort,
+                    descending,
+                    limit: None,
+                    ..GameQuery::default()
+                };
+                let listed: Vec<GameId> = db
+                    .search(&query)
+                    .unwrap()
+                    .games
+                    .iter()
+                    .map(|h| h.game.id)
+                    .collect();
+                assert_eq!(db.search_ids(&query).unwrap(), listed, "{sort:?} {q:?}");
+            }
         }
     }
 
@@ -462,6 +490,23 @@ fn check(seed: u64) {
                 ids,
                 want.iter().skip(1).take(5).copied().collect::<Vec<_>>()
             );
+            for sort in SortKey::ALL {
+                let query = GameQuery {
+                    filter: f.clone(),
+                    sort,
+                    descending: true,
+                    ..GameQuery::default()
+                };
+                let listed: Vec<GameId> = db
+                    .search(&query)
+                    .unwrap()
+                    .games
+                    .iter()
+                    .map(|h| h.game.id)
+                    .collect();
+                assert_eq!(listed.len(), want.len());
+                assert_eq!(db.search_ids(&query).unwrap(), listed, "{needle} {sort:?}");
+            }
             let with = GameFilter {
                 event: Some("cup 1".to_string()),
                 site: Some("SAM".to_string()),

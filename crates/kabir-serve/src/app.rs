@@ -11,7 +11,7 @@ use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use kabir_db::{Database, DbError};
 use kabir_rules::variants::Registry;
@@ -39,6 +39,9 @@ pub(crate) struct State {
     heavy: Arc<Semaphore>,
     /// How many permits `heavy` has, for the message of a request refused for want of one.
     pub heavy_permits: usize,
+    /// The slots of streamed downloads (`download::search`): each holds one while its games
+    /// are read and sent, which bounds the lists of ids and the text held for clients.
+    downloads: Arc<Semaphore>,
     /// The zero of the deadlines kept in [`Conn::deadline`].
     epoch: Instant,
 }
@@ -65,6 +68,10 @@ const PROGRESS_STEPS: i32 = 1000;
 /// ride out a short burst, short enough that a client learns soon that the server is busy.
 const HEAVY_WAIT: Duration = Duration::from_secs(2);
 
+/// The most streamed downloads at once: each holds a list of its games' ids (4 bytes a game)
+/// and up to [`crate::download::AHEAD`] pieces of text not yet taken by its client.
+pub(crate) const DOWNLOADS: usize = 4;
+
 /// The database threads for `workers` queries at once: two at least, so that heavy requests
 /// can have one and light ones another.
 pub(crate) fn threads(workers: usize) -> usize {
@@ -87,6 +94,7 @@ impl State {
             pool: Mutex::new(Vec::new()),
             heavy: Arc::new(Semaphore::new(heavy_permits)),
             heavy_permits,
+            downloads: Arc::new(Semaphore::new(DOWNLOADS)),
             epoch: Instant::now(),
         };
         if let Ok(conn) = state.prepare(first) {
@@ -108,6 +116,19 @@ impl State {
             .execute_batch("PRAGMA query_only = 1")
             .map_err(|e| db.err(e))?;
         Ok(Conn { db, deadline })
+    }
+
+    /// A slot for a streamed download, waiting for one at most as long as a heavy request
+    /// waits for its permit; else [`AppError::Downloads`].
+    pub async fn download_slot(&self) -> Result<OwnedSemaphorePermit, AppError> {
+        let wait = HEAVY_WAIT.min(self.timeout);
+        match tokio::time::timeout(wait, self.downloads.clone().acquire_owned()).await {
+            Ok(Ok(p)) => Ok(p),
+            Ok(Err(_)) | Err(_) => Err(AppError::Downloads {
+                slots: DOWNLOADS,
+                retry_after: Duration::from_secs(self.timeout.as_secs_f64().ceil() as u64),
+            }),
+        }
     }
 
     fn take(&self) -> Result<Conn, DbError> {
@@ -146,6 +167,14 @@ pub(crate) enum AppError {
         /// When to try again: by then every heavy query running has ended or been stopped.
         retry_after: Duration,
     },
+    /// A streamed download found every download slot taken for [`HEAVY_WAIT`]: 503 with
+    /// `Retry-After`.
+    Downloads {
+        /// The downloads the server streams at once.
+        slots: usize,
+        /// When to try again.
+        retry_after: Duration,
+    },
     /// The database failed (damaged, locked by a writer, unreadable): 500, or 503 when busy.
     Db(DbError),
     /// A bug: 500.
@@ -163,9 +192,10 @@ impl AppError {
         match self {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
-            AppError::Timeout(_) | AppError::Busy { .. } | AppError::Db(DbError::Busy { .. }) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            AppError::Timeout(_)
+            | AppError::Busy { .. }
+            | AppError::Downloads { .. }
+            | AppError::Db(DbError::Busy { .. }) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Db(_) | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -190,6 +220,11 @@ impl AppError {
                 if *permits == 1 { "" } else { "s" },
                 retry_after.as_secs()
             ),
+            AppError::Downloads { slots, retry_after } => format!(
+                "the server is busy: it sends at most {slots} downloads of games at once and all \
+                 are taken; try again in {} s",
+                retry_after.as_secs()
+            ),
             AppError::Db(e) => e.to_string(),
         }
     }
@@ -197,7 +232,9 @@ impl AppError {
     /// The `Retry-After` of the answer, in seconds, when the client should try again later.
     pub fn retry_after(&self) -> Option<u64> {
         match self {
-            AppError::Busy { retry_after, .. } => Some(retry_after.as_secs()),
+            AppError::Busy { retry_after, .. } | AppError::Downloads { retry_after, .. } => {
+                Some(retry_after.as_secs())
+            }
             _ => None,
         }
     }
@@ -229,11 +266,24 @@ where
     T: Send + 'static,
     F: FnOnce(&Database) -> Result<T, AppError> + Send + 'static,
 {
+    with_db_waiting(state, cost, HEAVY_WAIT.min(state.timeout), f).await
+}
+
+/// [`with_db_costing`], a heavy request waiting at most `wait` for its permit.
+pub(crate) async fn with_db_waiting<T, F>(
+    state: &Arc<State>,
+    cost: Cost,
+    wait: Duration,
+    f: F,
+) -> Result<T, AppError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Database) -> Result<T, AppError> + Send + 'static,
+{
     let timeout = state.timeout;
     let permit = match cost {
         Cost::Light => None,
         Cost::Heavy => {
-            let wait = HEAVY_WAIT.min(timeout);
             match tokio::time::timeout(wait, state.heavy.clone().acquire_owned()).await {
                 Ok(Ok(p)) => Some(p),
                 // The semaphore is never closed; a closed one would be refused the same way.
@@ -287,6 +337,8 @@ pub(crate) fn router(state: Arc<State>) -> Router {
         .route("/api/games", get(super::api::games))
         .route("/api/game/{id}", get(super::api::game))
         .route("/api/stats", get(super::api::stats))
+        .route("/pgn/game/{id}", get(super::download::game))
+        .route("/pgn/search", get(super::download::search))
         .route("/assets/{name}", get(super::assets::asset))
         .route("/favicon.ico", get(super::assets::favicon))
         .fallback(not_found)
@@ -507,6 +559,40 @@ mod tests {
             with_db_costing(&state, Cost::Heavy, |_| Ok(()))
                 .await
                 .unwrap();
+        });
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_download_past_the_slots_waits_then_is_refused() {
+        let path =
+            std::env::temp_dir().join(format!("kabir-serve-slots-{}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        drop(Database::create_or_open(&path).unwrap());
+        let mut config = Config::new(&path);
+        config.query_timeout = Duration::from_millis(300);
+        let state = Arc::new(State::new(config, Database::open(&path).unwrap(), true));
+        runtime().block_on(async {
+            let mut held = Vec::new();
+            for _ in 0..DOWNLOADS {
+                held.push(state.download_slot().await.unwrap());
+            }
+            let started = Instant::now();
+            let e = state.download_slot().await.unwrap_err();
+            assert!(started.elapsed() >= Duration::from_millis(300), "it waited");
+            assert_eq!(e.status(), StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(e.retry_after(), Some(1));
+            assert!(
+                e.message().contains("at most 4 downloads of games at once"),
+                "{}",
+                e.message()
+            );
+            // Heavy requests are not downloads: they still run.
+            with_db_costing(&state, Cost::Heavy, |_| Ok(()))
+                .await
+                .unwrap();
+            held.pop();
+            assert!(state.download_slot().await.is_ok());
         });
         let _ = std::fs::remove_file(&path);
     }

@@ -22,6 +22,7 @@ mod api;
 mod app;
 mod assets;
 mod cost;
+mod download;
 mod pages;
 mod params;
 mod play;

@@ -409,7 +409,8 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
     let start = explore_url(v, fen, &[], flip);
     let forward = d.ex.moves.first().map(|m| child(&m.san));
     let continued: u64 = d.ex.games - d.ex.ended_here;
-    let search_link = {
+    // The games that reached the position: their list, and their text to download.
+    let (search_link, download_link) = {
         let joined = sans.join(" ");
         let mut pairs = vec![("variant", v)];
         if let Some(f) = fen {
@@ -418,7 +419,7 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
         if !sans.is_empty() {
             pairs.push(("moves", &joined));
         }
-        url("/search", &pairs)
+        (url("/search", &pairs), url("/pgn/search", &pairs))
     };
     let title = if sans.is_empty() {
         format!("{} explorer", d.variant.name())
@@ -464,6 +465,9 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
                     }
                 }
                 p.share { "Link to this position: " a href=(here) { "permalink" } }
+                (tools(Some(&pos.to_fen()), None, (d.ex.games > 0).then(|| {
+                    (download_link.as_str(), format!("Download the {} game{} (PGN)", count(d.ex.games), if d.ex.games == 1 { "" } else { "s" }))
+                })))
             }
             section.panel.moves-panel {
                 h2 {
@@ -534,6 +538,25 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
         },
         body,
     )
+}
+
+/// The row of copy buttons and the download link under a board or over a list: a button
+/// that copies `fen`, one that copies the text of the element `text_id`, and a link to
+/// download game text. The buttons need the script, which shows them (`app.js`).
+fn tools(fen: Option<&str>, text_id: Option<&str>, download: Option<(&str, String)>) -> Markup {
+    html! {
+        div.tools {
+            @if let Some(f) = fen {
+                button.copy type="button" data-copy=(f) title="Copy the position string (FEN)" { "Copy FEN" }
+            }
+            @if let Some(t) = text_id {
+                button.copy type="button" data-copy-from=(t) title="Copy the game text (PGN)" { "Copy PGN" }
+            }
+            @if let Some((href, label)) = download {
+                a.download href=(href) download { (label) }
+            }
+        }
+    }
 }
 
 /// Rows of example games, each linking to the viewer at the position.
@@ -955,6 +978,7 @@ fn game_view(
                     }
                     p.links { a href=(explore_link) { "Open this position in the explorer \u{2192}" } }
                 }
+                (tools(fen_of(current).as_deref(), Some("game-pgn"), Some((&format!("/pgn/game/{id}"), "Download PGN".to_string()))))
             }
             section.panel.game-panel {
                 div.movelist #movelist {
@@ -970,7 +994,7 @@ fn game_view(
                 }
                 details.pgn {
                     summary { "Game text" }
-                    pre { (game.pgn) }
+                    pre #game-pgn { (game.pgn) }
                 }
             }
         }
@@ -1083,6 +1107,12 @@ async fn search_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppErr
         }
         url("/search", &pairs)
     };
+    // Every page's games: the download takes the search without its page.
+    let download_pairs: Vec<(&str, &str)> = keep
+        .iter()
+        .filter(|(k, _)| *k != "limit")
+        .copied()
+        .collect();
     let shown_to = answer.offset + answer.games.len();
     let prev = (answer.offset > 0).then(|| at(answer.offset.saturating_sub(limit)));
     let next = ((shown_to as u64) < answer.total).then(|| at(shown_to));
@@ -1100,6 +1130,9 @@ async fn search_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppErr
                         @else if p.get("moves").is_some() || p.get("fen").is_some() { "reached the position (any move order)" }
                         @else if given { "match" } @else { "in the database" }
                     }
+                }
+                @if answer.total > 0 {
+                    (tools(None, None, Some((&url("/pgn/search", &download_pairs), format!("Download all {} game{} (PGN)", count(answer.total), if answer.total == 1 { "" } else { "s" })))))
                 }
                 @if !answer.games.is_empty() {
                     p.note { "Showing " (answer.offset + 1) "\u{2013}" (shown_to) }

@@ -334,6 +334,14 @@ impl StoredGame {
     pub fn roster(&self) -> Roster<&str> {
         Roster::from_fn(|name| self.tag(name))
     }
+
+    /// Writes its canonical text and a blank line: games written one after another make a
+    /// game file that imports as the same games. `kabir export` and the server's downloads
+    /// both write games through this, so that they give the same text.
+    pub fn write_pgn<W: std::io::Write + ?Sized>(&self, out: &mut W) -> std::io::Result<()> {
+        out.write_all(self.pgn.trim_end().as_bytes())?;
+        out.write_all(b"\n\n")
+    }
 }
 
 /// A special move or event, for [`GameFilter::special`].
@@ -1350,6 +1358,31 @@ impl Database {
                 Ok(s)
             })
             .collect()
+    }
+
+    /// The ids of the games matching a filter in the order of `order_by` (fixed SQL, never
+    /// caller text), as [`Database::list_games`] lists them.
+    pub(crate) fn list_ids_in(
+        &self,
+        filter: &GameFilter,
+        order_by: &str,
+        limit: usize,
+        offset: usize,
+        layout: Layout,
+    ) -> Result<Vec<GameId>, DbError> {
+        let (clause, mut args) = self.filter_sql(filter, layout)?;
+        let n = args.len();
+        let sql = format!(
+            "SELECT g.id FROM game g{clause} ORDER BY {order_by} LIMIT ?{} OFFSET ?{}",
+            n + 1,
+            n + 2
+        );
+        args.push(Box::new(i64::try_from(limit).unwrap_or(i64::MAX)));
+        args.push(Box::new(i64::try_from(offset).unwrap_or(i64::MAX)));
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map(rusqlite::params_from_iter(args.iter()), |r| r.get(0))
+            .and_then(|rows| rows.collect::<Result<Vec<GameId>, _>>())
+            .map_err(|e| self.err(e))
     }
 
     /// The number of games matching a filter.

@@ -131,6 +131,53 @@ impl Database {
         self.read(|layout| self.search_in(q, layout))
     }
 
+    /// The ids of the games a search lists, in its order, the page asked for (all games when
+    /// `limit` is `None`): the games of [`Database::search`] without their rows, for reading a
+    /// long list game by game (an export, a download) without holding every row at once.
+    pub fn search_ids(&self, q: &GameQuery) -> Result<Vec<GameId>, DbError> {
+        self.read(|layout| self.search_ids_in(q, layout))
+    }
+
+    fn search_ids_in(&self, q: &GameQuery, layout: Layout) -> Result<Vec<GameId>, DbError> {
+        let limit = q.limit.unwrap_or(usize::MAX);
+        let order_by = q.sort.order_by(q.descending);
+        let Some(pos) = &q.position else {
+            return self.list_ids_in(&q.filter, order_by, limit, q.offset, layout);
+        };
+        let mut ids: Vec<GameId> = self
+            .search_position(pos)?
+            .into_iter()
+            .map(|h| h.game)
+            .collect();
+        if let Some(only) = &q.filter.games {
+            let only: std::collections::HashSet<GameId> = only.iter().copied().collect();
+            ids.retain(|id| only.contains(id));
+        }
+        let same_variant = q.filter.variant.as_deref() == Some(pos.variant().id());
+        let unfiltered = GameFilter {
+            games: None,
+            variant: if same_variant {
+                None
+            } else {
+                q.filter.variant.clone()
+            },
+            ..q.filter.clone()
+        }
+        .is_empty();
+        if unfiltered && q.sort == SortKey::Id {
+            // In id order already: the index answers it all.
+            if q.descending {
+                ids.reverse();
+            }
+            return Ok(ids.into_iter().skip(q.offset).take(limit).collect());
+        }
+        let filter = GameFilter {
+            games: Some(ids),
+            ..q.filter.clone()
+        };
+        self.list_ids_in(&filter, order_by, limit, q.offset, layout)
+    }
+
     fn search_in(&self, q: &GameQuery, layout: Layout) -> Result<SearchPage, DbError> {
         let limit = q.limit.unwrap_or(usize::MAX);
         let Some(pos) = &q.position else {

@@ -583,3 +583,77 @@
 
   settle();
 })();
+
+// Copy buttons: the position string (FEN) and the game text to the clipboard. They are
+// hidden until this script marks the page (`html.can-copy`); without it the text is still on
+// the page to select. The page may be served over plain http to another machine, where the
+// clipboard API is missing: then a hidden text area is selected and copied instead.
+(function () {
+  document.documentElement.classList.add("can-copy");
+
+  function textOf(button) {
+    if (button.dataset.copy !== undefined) return button.dataset.copy;
+    const el = document.getElementById(button.dataset.copyFrom || "");
+    if (!el) return null;
+    if ("value" in el && typeof el.value === "string") return el.value;
+    return el.textContent;
+  }
+
+  function copyBySelection(text, button) {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "copy-buffer";
+    document.body.appendChild(area);
+    area.select();
+    area.setSelectionRange(0, text.length);
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch (e) {
+      ok = false;
+    }
+    area.remove();
+    button.focus();
+    return ok;
+  }
+
+  async function copyText(text, button) {
+    if (navigator.clipboard && window.isSecureContext) {
+      try {
+        await navigator.clipboard.writeText(text);
+        return true;
+      } catch (e) {
+        // Refused (no permission, the page not focused): the old way may still work.
+      }
+    }
+    return copyBySelection(text, button);
+  }
+
+  const timers = new WeakMap();
+
+  function feedback(button, ok) {
+    if (!button.dataset.label) button.dataset.label = button.textContent;
+    button.textContent = ok ? "Copied" : "Copy failed: select the text";
+    button.classList.toggle("copied", ok);
+    clearTimeout(timers.get(button));
+    timers.set(button, setTimeout(function () {
+      button.textContent = button.dataset.label;
+      button.classList.remove("copied");
+    }, 1500));
+  }
+
+  document.addEventListener("click", async function (ev) {
+    const target = ev.target instanceof Element ? ev.target : null;
+    const button = target && target.closest("button.copy");
+    if (!button) return;
+    ev.preventDefault();
+    const text = textOf(button);
+    if (text === null) return;
+    const ok = await copyText(text, button);
+    feedback(button, ok);
+    // Told to the page, so that whatever watches it (a test, another script) knows when the
+    // copy is done and whether it worked.
+    button.dispatchEvent(new CustomEvent("kabir-copied", { bubbles: true, detail: { ok: ok } }));
+  });
+})();
