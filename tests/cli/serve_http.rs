@@ -1328,6 +1328,7 @@ fn serve_viewer_offers_the_variations_as_next_moves() {
         .as_array()
         .is_some_and(|vs| !vs.is_empty());
     assert_eq!(plain.body.contains("id=\"next-choice\""), next);
+}
 
 // ----- downloads of game text ----------------------------------------------------------
 
