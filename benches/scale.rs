@@ -116,9 +116,15 @@ fn main() {
     let family = tags[0].0.split(',').next().unwrap_or("?").to_lowercase();
     let event = tags[1].1.to_lowercase();
     let filters: [(&str, Vec<&str>); 4] = [
-        ("--player P --color white", vec!["--player", &family, "--color", "white"]),
+        (
+            "--player P --color white",
+            vec!["--player", &family, "--color", "white"],
+        ),
         ("--event E", vec!["--event", &event]),
-        ("--from 1999 --to 1999.06", vec!["--from", "1999", "--to", "1999.06"]),
+        (
+            "--from 1999 --to 1999.06",
+            vec!["--from", "1999", "--to", "1999.06"],
+        ),
         ("--result 1-0", vec!["--result", "1-0"]),
     ];
     for (label, filter) in &filters {
