@@ -11,7 +11,14 @@
 //! - `search --fen F --limit 50` (the first page, with the total) at the same positions;
 //! - `stats`, and `stats --by variant|termination|year|result`, 21 runs each;
 //! - `search --player|--event|--site TEXT` for 20 texts each from stored games' tags (family
-//!   names, the middle of names, events, places, in other case), three runs each.
+//!   names, the middle of names, events, places, in other case), three runs each;
+//! - the filtered explorer: `explore` with a player and colour, an event, a date range and a
+//!   result, at the start and 2, 4 and 6 plies into games, three runs each; and the explorer
+//!   page's game lists (`Database::explore_games`, in this process) unfiltered and with the
+//!   player, at the same positions.
+//!
+//! `cargo bench --bench scale -- KABIR_BINARY DATABASE filtered` times the filtered explorer
+//! and the game lists alone.
 //!
 //! Each query runs once before it is timed, so the times are of a warm cache.
 
@@ -100,12 +107,73 @@ fn main() {
             tags.push((tag("White"), tag("Event"), tag("Site")));
         }
     }
-    drop(d);
     println!("{n} games of {variant} in {}", db.display());
     println!(
         "{:<44} {:>5} {:>9} {:>9} {:>9}",
         "query (wall time of the whole process, ms)", "runs", "p50", "p99", "max"
     );
+    let shallow: Vec<&String> = fens.iter().step_by(2).take(4).collect();
+    let family = tags[0].0.split(',').next().unwrap_or("?").to_lowercase();
+    let event = tags[1].1.to_lowercase();
+    let filters: [(&str, Vec<&str>); 4] = [
+        (
+            "--player P --color white",
+            vec!["--player", &family, "--color", "white"],
+        ),
+        ("--event E", vec!["--event", &event]),
+        (
+            "--from 1999 --to 1999.06",
+            vec!["--from", "1999", "--to", "1999.06"],
+        ),
+        ("--result 1-0", vec!["--result", "1-0"]),
+    ];
+    for (label, filter) in &filters {
+        let c: Vec<Vec<String>> = shallow
+            .iter()
+            .map(|f| {
+                let mut a = strings(&["explore", "--variant", &variant, "--fen", f]);
+                a.extend(strings(filter));
+                a
+            })
+            .collect();
+        measure(&kabir, &db, &format!("explore {label} (plies 0-6)"), &c, 3);
+    }
+    let v = registry.find(&variant).expect("a built-in variant").clone();
+    for (label, filter) in [
+        ("", kabir::db::GameFilter::default()),
+        (
+            " --player P",
+            kabir::db::GameFilter {
+                player: Some(family.clone()),
+                ..kabir::db::GameFilter::default()
+            },
+        ),
+    ] {
+        let mut times = Vec::new();
+        for round in 0..4 {
+            for f in &shallow {
+                let pos = kabir::rules::Position::from_fen(&v, f).expect("a stored position");
+                let start = Instant::now();
+                d.explore_games(&pos, &filter, 8).expect("the lists");
+                if round > 0 {
+                    times.push(start.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "{:<44} {:>5} {:>9.1} {:>9.1} {:>9.1}",
+            format!("game lists{label} (in process, plies 0-6)"),
+            times.len(),
+            quantile(&times, 0.5),
+            quantile(&times, 0.99),
+            times.last().copied().unwrap_or(0.0)
+        );
+    }
+    drop(d);
+    if args.get(2).map(String::as_str) == Some("filtered") {
+        return;
+    }
     let explore: Vec<Vec<String>> = fens
         .iter()
         .map(|f| strings(&["explore", "--variant", &variant, "--fen", f]))

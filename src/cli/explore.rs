@@ -9,7 +9,9 @@ use kabir::db::{ExploreAnswer, Explorer, ExplorerMove, ExplorerTree, Results, Tr
 use kabir::rules::{Color, Position};
 
 use super::args::VariantArgs;
-use super::query::{DbArgs, LineArgs, empty_message, pct, position_variant, table};
+use super::query::{
+    DbArgs, ExploreFilterArgs, LineArgs, empty_message, pct, position_variant, table,
+};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -47,6 +49,8 @@ pub struct ExploreArgs {
     pub variant: VariantArgs,
     #[command(flatten)]
     pub line: LineArgs,
+    #[command(flatten)]
+    pub filter: ExploreFilterArgs,
     /// Show a tree of the most played lines this many moves deep.
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=40))]
@@ -159,6 +163,35 @@ fn csv_rows(
     Ok(())
 }
 
+/// The explorer's conditions in words (`of "anna" as White, dated 2020 to 2021`); `None`
+/// without any.
+fn filter_words(f: &kabir::db::GameFilter) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(p) = &f.player {
+        parts.push(match f.color {
+            Some(Color::White) => format!("of {p:?} as White"),
+            Some(Color::Black) => format!("of {p:?} as Black"),
+            None => format!("of {p:?}"),
+        });
+    }
+    if let Some(e) = &f.event {
+        parts.push(format!("of an event containing {e:?}"));
+    }
+    if let Some(s) = &f.site {
+        parts.push(format!("at a site containing {s:?}"));
+    }
+    match (&f.date_from, &f.date_to) {
+        (Some(a), Some(b)) => parts.push(format!("dated {a} to {b}")),
+        (Some(a), None) => parts.push(format!("dated {a} or later")),
+        (None, Some(b)) => parts.push(format!("dated {b} or earlier")),
+        (None, None) => {}
+    }
+    if let Some(r) = f.result {
+        parts.push(format!("ending {}", r.as_str()));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 /// What a tree cut short by `--max-nodes` lacks, in words.
 fn truncation_note(tree: &ExplorerTree) -> Option<String> {
     let t = tree.truncated?;
@@ -199,7 +232,8 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
         examples: usize::try_from(args.examples).unwrap_or(usize::MAX),
         max_nodes: usize::try_from(args.max_nodes).unwrap_or(usize::MAX),
     };
-    let tree = db.explore_tree(&pos, &query)?;
+    let filter = args.filter.filter();
+    let tree = db.explore_tree_filtered(&pos, &filter, &query)?;
     let ex = &tree.root;
     let continued = ex.games - ex.ended_here;
     if let Some(path) = &args.diagram {
@@ -280,6 +314,9 @@ pub fn run(args: &ExploreArgs, out: &mut dyn Write) -> Result<bool> {
         Format::Table => {
             writeln!(out, "position: {} ({})", pos.to_fen(), variant.name())?;
             writeln!(out, "counted: {COUNTING}")?;
+            if let Some(only) = filter_words(&filter) {
+                writeln!(out, "only games {only}")?;
+            }
             let [w, d, b, u] = results_cells(&ex.results);
             writeln!(
                 out,

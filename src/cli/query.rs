@@ -199,6 +199,54 @@ pub struct FilterArgs {
     pub variant: VariantArgs,
 }
 
+/// The conditions the explorer takes: who played, where, when and how it ended. The names
+/// and values are those of `search`, `stats` and `export`.
+#[derive(Debug, Clone, Args)]
+pub struct ExploreFilterArgs {
+    /// Count only games of this player (part of the White or Black tag, any case).
+    #[arg(long, value_name = "NAME")]
+    pub player: Option<String>,
+    /// With --player: only games where the player had this colour.
+    #[arg(long, value_enum, requires = "player")]
+    pub color: Option<ColorArg>,
+    /// Count only games whose Event tag contains this (any case).
+    #[arg(long, value_name = "TEXT")]
+    pub event: Option<String>,
+    /// Count only games whose Site tag contains this (any case).
+    #[arg(long, value_name = "TEXT")]
+    pub site: Option<String>,
+    /// Count only games played on or after this date (YYYY, YYYY.MM or YYYY.MM.DD).
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub from: Option<String>,
+    /// Count only games played on or before this date (YYYY, YYYY.MM or YYYY.MM.DD; a year
+    /// or month includes all of it).
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub to: Option<String>,
+    /// Count only games with this result: 1-0, 0-1, 1/2-1/2, * (or white, black, draw,
+    /// unfinished).
+    #[arg(long, value_parser = parse_result)]
+    pub result: Option<GameResult>,
+}
+
+impl ExploreFilterArgs {
+    /// The library's filter.
+    pub fn filter(&self) -> GameFilter {
+        GameFilter {
+            player: self.player.clone(),
+            color: self.color.map(|c| match c {
+                ColorArg::White => Color::White,
+                ColorArg::Black => Color::Black,
+            }),
+            event: self.event.clone(),
+            site: self.site.clone(),
+            date_from: self.from.clone(),
+            date_to: self.to.clone(),
+            result: self.result,
+            ..GameFilter::default()
+        }
+    }
+}
+
 impl FilterArgs {
     /// The variant asked for, if any.
     pub fn variant(&self) -> Result<Option<Arc<Variant>>> {

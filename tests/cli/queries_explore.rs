@@ -429,3 +429,157 @@ fn a_move_that_cannot_be_read_is_said_in_words() {
         }
     }
 }
+
+/// Whether a stored game passes the explorer's conditions, as `kabir search` reads them.
+fn passes(g: &kabir::db::StoredGame, filter: &[&str]) -> bool {
+    let tag = |name: &str| g.tag(name).unwrap_or("").to_lowercase();
+    let mut ok = true;
+    for pair in filter.chunks(2) {
+        let v = pair[1].to_lowercase();
+        ok &= match pair[0] {
+            "--player" => match filter.iter().position(|a| *a == "--color") {
+                Some(i) if filter[i + 1] == "white" => tag("White").contains(&v),
+                Some(_) => tag("Black").contains(&v),
+                None => tag("White").contains(&v) || tag("Black").contains(&v),
+            },
+            "--color" => true,
+            "--event" => tag("Event").contains(&v),
+            "--site" => tag("Site").contains(&v),
+            "--from" => tag("Date").as_str() >= v.as_str(),
+            "--to" => tag("Date").as_str() <= format!("{v}.99").as_str(),
+            "--result" => g.result.as_str() == pair[1],
+            other => panic!("{other}"),
+        };
+    }
+    ok
+}
+
+const EXPLORE_FILTERS: &[&[&str]] = &[
+    &["--player", "player 3"],
+    &["--player", "PLAYER 1", "--color", "black"],
+    &["--event", "cup 2"],
+    &["--site", "town 1", "--result", "1-0"],
+    &["--from", "1985", "--to", "1990.06"],
+    &["--result", "1/2-1/2"],
+    &["--player", "player 4", "--color", "white", "--from", "1990"],
+];
+
+#[test]
+fn a_filtered_explorer_counts_the_kept_games_that_reached_the_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = build_db(dir.path());
+    let games = all_games(&db);
+    let registry = Registry::builtin();
+    let v = kabir::variants::builtin("tamerlane").unwrap();
+    let start = Position::start(&v);
+    let first = json(&db, &["explore", "--variant", "tamerlane"]);
+    let line = first["moves"][0]["san"].as_str().unwrap().to_string();
+    let after = kabir::notation::play_line(&start, &line).unwrap().1;
+    let mut some = 0;
+    for filter in EXPLORE_FILTERS {
+        for (pos, moves) in [(&start, ""), (&after, line.as_str())] {
+            let mut args = vec!["explore", "--variant", "tamerlane", "--moves", moves];
+            args.extend_from_slice(filter);
+            let ex = json(&db, &args);
+            check_node(&ex);
+            let kept: Vec<(u32, u32)> = reached(&games, pos)
+                .into_iter()
+                .filter(|(id, _)| passes(&games[*id as usize - 1], filter))
+                .collect();
+            assert_eq!(ex["games"].as_u64().unwrap(), kept.len() as u64, "{args:?}");
+            some += usize::from(!kept.is_empty());
+            for m in ex["moves"].as_array().unwrap() {
+                let uci = m["uci"].as_str().unwrap();
+                let want: Vec<u64> = kept
+                    .iter()
+                    .filter(|(id, ply)| {
+                        let g = &games[*id as usize - 1];
+                        g.moves.get(*ply as usize).is_some_and(|mv| {
+                            mv.to_uci(&g.position_at(&registry, *ply as usize).unwrap()) == uci
+                        })
+                    })
+                    .map(|(id, _)| u64::from(*id))
+                    .collect();
+                assert_eq!(
+                    m["games"].as_u64().unwrap(),
+                    want.len() as u64,
+                    "{args:?} {uci}"
+                );
+                let examples: Vec<u64> = m["examples"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e.as_u64().unwrap())
+                    .collect();
+                assert_eq!(examples, want.iter().take(3).copied().collect::<Vec<_>>());
+            }
+        }
+    }
+    assert!(some >= 8, "{some}");
+    // A filter narrows: the player's games are fewer than all.
+    let all = first["games"].as_u64().unwrap();
+    let one = json(
+        &db,
+        &["explore", "--variant", "tamerlane", "--player", "player 3"],
+    );
+    assert!(one["games"].as_u64().unwrap() < all);
+}
+
+#[test]
+fn a_filtered_explorer_in_every_format_and_as_a_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = build_db(dir.path());
+    let f = [
+        "--variant",
+        "shatranj",
+        "--player",
+        "player 2",
+        "--color",
+        "white",
+    ];
+    let table = ok(&db, &[&["explore"][..], &f].concat());
+    assert!(
+        table.contains("only games of \"player 2\" as White"),
+        "{table}"
+    );
+    let ex = json(&db, &[&["explore"][..], &f].concat());
+    let csv = ok(&db, &[&["explore", "--format", "csv"][..], &f].concat());
+    let top = csv.lines().nth(1).unwrap();
+    assert!(
+        top.starts_with(&format!("0,,,,{},", ex["games"])),
+        "{top} {}",
+        ex["games"]
+    );
+    // Each followed move's position is the filtered explorer of the position after it.
+    let tree = json(
+        &db,
+        &[&["explore", "--depth", "2", "--breadth", "2"][..], &f].concat(),
+    );
+    let mut followed = 0;
+    for m in tree["moves"].as_array().unwrap().iter().take(2) {
+        let mut next = m["next"].clone();
+        let alone = json(
+            &db,
+            &[&["explore", "--moves", m["san"].as_str().unwrap()][..], &f].concat(),
+        );
+        for k in ["games", "results", "ended_here", "moves"] {
+            assert_eq!(next[k], alone[k], "{k}");
+        }
+        next["moves"] = serde_json::Value::Null;
+        followed += 1;
+    }
+    assert!(followed > 0);
+    // Values are read as `kabir search` reads them.
+    let out = run(
+        &db,
+        &["explore", "--variant", "shatranj", "--color", "white"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--player"));
+    let out = run(
+        &db,
+        &["explore", "--variant", "shatranj", "--from", "2021.02.30"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--from"));
+}

@@ -1593,3 +1593,100 @@ fn a_long_download_is_streamed_and_a_stalled_client_holds_up_nothing() {
         assert_eq!(text.matches("[Event ").count(), 2000);
     }
 }
+
+#[test]
+fn the_explorer_filter_narrows_the_api_and_the_page_as_the_command_line() {
+    let s = Served::start(db(), &[]);
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "player=player+3&color=white",
+            &["--player", "player 3", "--color", "white"],
+        ),
+        (
+            "event=cup+1&result=1-0",
+            &["--event", "cup 1", "--result", "1-0"],
+        ),
+        (
+            "from=1985&to=1990.06",
+            &["--from", "1985", "--to", "1990.06"],
+        ),
+        (
+            "site=TOWN+0&result=draw",
+            &["--site", "TOWN 0", "--result", "draw"],
+        ),
+    ];
+    let all = json(db(), &["explore", "--variant", "tamerlane"]);
+    for (q, args) in cases {
+        let cli = [&["explore", "--variant", "tamerlane"][..], args].concat();
+        same(&s, &format!("/api/explore?variant=tamerlane&{q}"), &cli);
+        let first = all["moves"][0]["san"].as_str().unwrap();
+        let deeper = [&cli[..], &["--moves", first, "--depth", "2"]].concat();
+        same(
+            &s,
+            &format!("/api/explore?variant=tamerlane&moves={first}&depth=2&{q}"),
+            &deeper,
+        );
+        // The page shows the filtered count, and every link it builds keeps the filter.
+        let want = json(db(), &cli);
+        assert!(want["games"].as_u64().unwrap() < all["games"].as_u64().unwrap());
+        let a = s.get(&format!("/explore?variant=tamerlane&{q}"));
+        assert_eq!(a.status, 200, "{}", a.body);
+        let games = want["games"].as_u64().unwrap();
+        let heading = format!("{games} game{}", if games == 1 { "" } else { "s" });
+        assert!(a.body.contains(&heading), "{heading}: {}", a.body);
+        let kept = q.split('&').next().unwrap();
+        for m in want["moves"].as_array().unwrap() {
+            let san = m["san"].as_str().unwrap().replace('+', "%2B");
+            let link = format!("moves={san}&amp;{kept}");
+            assert!(a.body.contains(&link), "{link}: {}", a.body);
+        }
+        assert!(
+            a.body.contains("<details class=\"explore-filter\" open"),
+            "{}",
+            a.body
+        );
+    }
+    // The game lists: newest first, and the shortest decisive games.
+    let a = s.get("/explore?variant=tamerlane&player=player+3");
+    assert!(a.body.contains("Recent games"), "{}", a.body);
+    assert!(a.body.contains("Shortest decisive games"), "{}", a.body);
+    // Empty fields are left out; a bad value names its parameter and keeps the form.
+    let a = s.get("/explore?variant=tamerlane&player=&event=&result=");
+    assert_eq!(a.status, 200, "{}", a.body);
+    for (t, said, filled) in [
+        (
+            "/explore?variant=tamerlane&from=2021.02.30&player=Ali",
+            "parameter from",
+            "value=\"Ali\"",
+        ),
+        (
+            "/explore?variant=tamerlane&result=won&event=Cup",
+            "parameter result",
+            "value=\"Cup\"",
+        ),
+        (
+            "/explore?variant=tamerlane&color=black&site=Town",
+            "color needs player",
+            "value=\"Town\"",
+        ),
+    ] {
+        let a = s.get(t);
+        assert_eq!(a.status, 400, "{t}: {}", a.body);
+        assert!(page_message(&a.body).contains(said), "{t}: {}", a.body);
+        assert!(
+            a.body.contains("<form") && a.body.contains(filled),
+            "{t}: {}",
+            a.body
+        );
+        let api = s.get(&t.replace("/explore", "/api/explore"));
+        assert_eq!(api.status, 400, "{t}");
+        assert!(
+            api.json()["error"]
+                .as_str()
+                .unwrap()
+                .contains(said.split(' ').next_back().unwrap())
+        );
+    }
+    let a = s.get("/api/explore?variant=tamerlane&termination=checkmate");
+    assert_eq!(a.status, 400, "{}", a.body);
+}

@@ -21,6 +21,7 @@ pub use read::answer::{
     SearchAnswer, SpecialSummary, move_specials,
 };
 pub use read::export::{ExportedGame, ExportedMove};
+pub use read::filtered::ExplorerGames;
 pub use read::query::{
     DEFAULT_TREE_NODES, Explorer, ExplorerMove, ExplorerTree, GameFilter, GameId, GameSummary,
     MAX_TREE_DEPTH, PositionHit, Results, Special, SpecialCounts, StoredGame, TreeQuery,

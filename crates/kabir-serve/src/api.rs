@@ -16,7 +16,7 @@ use kabir_rules::variants::Registry;
 
 use super::app::{AppError, State as App, with_db, with_db_costing};
 use super::cost;
-use super::params::{self, FILTER, Params, SEARCH, STATS};
+use super::params::{self, EXPLORE_FILTER, FILTER, Params, SEARCH, STATS};
 
 /// A JSON answer.
 pub(crate) fn json<T: Serialize>(value: &T) -> Response {
@@ -84,7 +84,8 @@ pub(crate) fn position_variant(
     }
 }
 
-/// `GET /api/explore?variant=V&fen=F&moves=M&depth=N&breadth=N&examples=N&max-nodes=N`: what
+/// `GET /api/explore?variant=V&fen=F&moves=M&depth=N&breadth=N&examples=N&max-nodes=N` and the
+/// conditions `player`, `color`, `event`, `site`, `from`, `to`, `result`: what
 /// `kabir explore --format json` prints.
 pub(crate) async fn explore(State(app): State<Arc<App>>, RawQuery(q): RawQuery) -> Response {
     match explore_value(app, q).await {
@@ -102,17 +103,22 @@ pub(crate) async fn explore(State(app): State<Arc<App>>, RawQuery(q): RawQuery) 
 async fn explore_value(app: Arc<App>, q: Option<String>) -> Result<Vec<u8>, AppError> {
     let p = Params::parse(
         q.as_deref(),
-        &[&[
-            "variant",
-            "fen",
-            "moves",
-            "depth",
-            "breadth",
-            "examples",
-            "max-nodes",
-        ]],
+        &[
+            &[
+                "variant",
+                "fen",
+                "moves",
+                "depth",
+                "breadth",
+                "examples",
+                "max-nodes",
+            ],
+            EXPLORE_FILTER,
+        ],
     )?;
     let chosen = p.variant(&app.registry)?;
+    // Checked before the database is read.
+    let filter = p.explore_filter(&app.registry)?;
     let depth = p.number("depth", 1..=cost::MAX_DEPTH)?.unwrap_or(1);
     let breadth = p.number("breadth", 0..=cost::MAX_BREADTH)?.unwrap_or(3);
     let examples = p.number("examples", 0..=cost::MAX_EXAMPLES)?.unwrap_or(3);
@@ -128,10 +134,11 @@ async fn explore_value(app: Arc<App>, q: Option<String>) -> Result<Vec<u8>, AppE
         max_nodes,
     };
     let registry = app.registry.clone();
-    with_db_costing(&app, cost::explore(depth, examples), move |db| {
+    let cost = cost::explore_filtered(!filter.is_empty(), depth, examples);
+    with_db_costing(&app, cost, move |db| {
         let variant = position_variant(db, &registry, chosen)?;
         let line = p.line(&variant)?;
-        let tree = db.explore_tree(&line.position, &query)?;
+        let tree = db.explore_tree_filtered(&line.position, &filter, &query)?;
         serde_json::to_vec(&ExploreAnswer::tree(&line.position, &tree))
             .map_err(|e| AppError::Internal(e.to_string()))
     })

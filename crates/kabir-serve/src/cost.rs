@@ -41,6 +41,16 @@ pub(crate) fn explore(depth: usize, examples: usize) -> Cost {
     }
 }
 
+/// A filtered explorer: heavy whatever its depth, as a filter the opening tree cannot answer
+/// may read every game that reached the position, a million of them at the start.
+pub(crate) fn explore_filtered(filtered: bool, depth: usize, examples: usize) -> Cost {
+    if filtered {
+        Cost::Heavy
+    } else {
+        explore(depth, examples)
+    }
+}
+
 /// A list of games: light up to the search page's size.
 pub(crate) fn games(limit: usize) -> Cost {
     if limit <= LIGHT_LIMIT {
@@ -78,6 +88,8 @@ mod tests {
         assert_eq!(explore(1, 3), Cost::Light);
         assert_eq!(explore(1, TREE_EXAMPLES), Cost::Light);
         assert_eq!(explore(1, TREE_EXAMPLES + 1), Cost::Heavy);
+        assert_eq!(explore_filtered(false, 1, 3), Cost::Light);
+        assert_eq!(explore_filtered(true, 1, 3), Cost::Heavy);
         assert_eq!(explore(2, 0), Cost::Heavy);
         assert_eq!(games(LIGHT_LIMIT), Cost::Light);
         assert_eq!(games(LIGHT_LIMIT + 1), Cost::Heavy);

@@ -9,8 +9,8 @@ use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 
 use kabir_db::{
-    Database, Explorer, GameAnswer, GameFilter, GameId, GameRow, GameSummary, GroupBy, MoveAnswer,
-    Report, SearchAnswer, SearchHit, SortKey,
+    Database, Explorer, ExplorerGames, GameAnswer, GameFilter, GameId, GameRow, GroupBy,
+    MoveAnswer, Report, SearchAnswer, SearchHit, SortKey,
 };
 use kabir_diagram::{DiagramOptions, default_caption, position_svg};
 use kabir_rules::variants::Registry;
@@ -19,7 +19,7 @@ use kabir_rules::{Color, Move, MoveKind, Position, Variant};
 use super::api::{game_id, game_query, load_game};
 use super::app::{AppError, State as App, with_db, with_db_costing};
 use super::cost;
-use super::params::{FILTER, Line, Params, SEARCH, STATS, url};
+use super::params::{EXPLORE_FILTER, FILTER, Line, Params, SEARCH, STATS, url};
 use super::play::{self, NextMove};
 use super::view::{self, MainAttrs, Nav, count, layout, move_label, nav_link, pct, result_bar};
 
@@ -149,6 +149,10 @@ fn form_error_page(app: &App, e: &AppError, q: Option<&str>, which: FormPage) ->
                                 (select(&p, "variant", "Variant", &variants))
                                 (text_input(&p, "moves", "Moves", "e.g. f4 f7 e4"))
                                 (text_input(&p, "fen", "Position (FEN)", ""))
+                                (explore_filter_fields(&p))
+                            }
+                            @if p.get("flip").is_some() {
+                                input type="hidden" name="flip" value="1";
                             }
                             div.actions {
                                 button type="submit" { "Go" }
@@ -220,12 +224,18 @@ struct ExploreData {
     line: Line,
     fen: Option<String>,
     ex: Explorer,
-    /// Example games of the moves, lowest ids first.
-    games: Vec<GameSummary>,
+    /// The position's games worth reading, among those the filter keeps; `None` when more
+    /// games reached it than are read for the lists.
+    lists: Option<ExplorerGames>,
+    /// The filter's parameters as given, carried by every link of the page.
+    keep: Vec<(&'static str, String)>,
 }
 
-/// How many games of the position the explorer lists.
-const EXPLORER_GAMES: usize = 12;
+/// How many games of the position each of the explorer's lists shows.
+const EXPLORER_GAMES: usize = 8;
+/// The most games of a position read to make its lists: beyond, the page links to the game
+/// search in those orders instead (see docs/SERVE.md for what a list costs).
+const LISTED_AT_MOST: u64 = 50_000;
 /// How many of the most played moves get an arrow on the board.
 const EXPLORER_ARROWS: usize = 5;
 
@@ -235,12 +245,18 @@ pub(crate) async fn explore(State(app): State<Arc<App>>, RawQuery(q): RawQuery) 
 }
 
 async fn explore_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppError> {
-    let p = Params::parse(q.as_deref(), &[&["variant", "fen", "moves", "flip"]])?;
+    let p = Params::parse(
+        q.as_deref(),
+        &[&["variant", "fen", "moves", "flip"], EXPLORE_FILTER],
+    )?;
     let chosen = p.variant(&app.registry)?;
     let flip = p.flag("flip")?;
+    let filter = p.explore_filter(&app.registry)?;
+    let keep = p.explore_filter_pairs();
     let registry = app.registry.clone();
     let fen = p.get("fen").map(str::to_string);
-    let data = with_db(app, move |db| {
+    let cost = cost::explore_filtered(!filter.is_empty(), 1, 0);
+    let data = with_db_costing(app, cost, move |db| {
         let variants = known_variants(db, &registry)?;
         let variant = match chosen {
             Some(v) => v,
@@ -251,27 +267,11 @@ async fn explore_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppEr
             },
         };
         let line = p.line(&variant)?;
-        // The games listed are the explorer's own examples (the lowest ids of each move):
-        // no second lookup of the position.
-        let ex = db.explore(&line.position, EXPLORER_GAMES)?;
-        let mut ids: Vec<GameId> = ex
-            .moves
-            .iter()
-            .flat_map(|m| m.examples.iter().copied())
-            .collect();
-        ids.sort_unstable();
-        ids.truncate(EXPLORER_GAMES);
-        let games = if ids.is_empty() {
-            Vec::new()
+        let ex = db.explore_filtered(&line.position, &filter, 0)?;
+        let lists = if ex.games <= LISTED_AT_MOST {
+            Some(db.explore_games(&line.position, &filter, EXPLORER_GAMES)?)
         } else {
-            db.find_games(
-                &GameFilter {
-                    games: Some(ids),
-                    ..GameFilter::default()
-                },
-                EXPLORER_GAMES,
-                0,
-            )?
+            None
         };
         Ok(ExploreData {
             variants,
@@ -279,7 +279,8 @@ async fn explore_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppEr
             line,
             fen,
             ex,
-            games,
+            lists,
+            keep,
         })
     })
     .await?;
@@ -288,6 +289,17 @@ async fn explore_page(app: &Arc<App>, q: Option<String>) -> Result<Markup, AppEr
 
 /// The explorer's URL for a line.
 fn explore_url(variant: &str, fen: Option<&str>, moves: &[String], flip: bool) -> String {
+    explore_url_kept(variant, fen, moves, flip, &[])
+}
+
+/// The explorer's URL for a line, with the filter's parameters `keep`.
+fn explore_url_kept(
+    variant: &str,
+    fen: Option<&str>,
+    moves: &[String],
+    flip: bool,
+    keep: &[(&str, String)],
+) -> String {
     let joined = moves.join(" ");
     let mut pairs = vec![("variant", variant)];
     if let Some(f) = fen {
@@ -299,6 +311,7 @@ fn explore_url(variant: &str, fen: Option<&str>, moves: &[String], flip: bool) -
     if flip {
         pairs.push(("flip", "1"));
     }
+    pairs.extend(keep.iter().map(|(k, v)| (*k, v.as_str())));
     url("/explore", &pairs)
 }
 
@@ -372,6 +385,9 @@ fn line_crumbs(
 }
 
 fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
+    let explore_url = |variant: &str, fen: Option<&str>, moves: &[String], flip: bool| {
+        explore_url_kept(variant, fen, moves, flip, &d.keep)
+    };
     let v = d.variant.id();
     let fen = d.fen.as_deref();
     let steps = line_sans(&d.line.from, &d.line.moves);
@@ -419,7 +435,16 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
         if !sans.is_empty() {
             pairs.push(("moves", &joined));
         }
+        pairs.extend(d.keep.iter().map(|(k, v)| (*k, v.as_str())));
         (url("/search", &pairs), url("/pgn/search", &pairs))
+    };
+    let search_sorted = |extra: &[(&str, &str)]| {
+        let mut link = search_link.clone();
+        for (k, v) in extra {
+            link.push_str(if link.contains('?') { "&" } else { "?" });
+            link.push_str(&url("", &[(k, v)])[1..]);
+        }
+        link
     };
     let title = if sans.is_empty() {
         format!("{} explorer", d.variant.name())
@@ -449,17 +474,20 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
             section.board-column {
                 div.board.explorer-board { (view::board_svg(&board)) }
                 (play::legal_moves_data(&play::playable(pos)))
-                (play::explorer_hint())
                 div.controls {
                     (nav_link("start", (!sans.is_empty()).then_some(start.as_str()), "\u{ab}", "Start (Home)"))
                     (nav_link("back", parent.as_deref(), "\u{25c0}", "Back one move (\u{2190})"))
                     (nav_link("forward", forward.as_deref(), "\u{25b6}", "Most played move (\u{2192})"))
                     (nav_link("flip", Some(&explore_url(v, fen, &sans, !flip)), "\u{21c5}", "Flip the board (f)"))
                 }
+                (play::explorer_hint())
                 form.fen method="get" action="/explore" {
                     label for="fen" { "Position string (FEN)" }
                     div.row {
                         input type="hidden" name="variant" value=(v);
+                        @for (k, value) in &d.keep {
+                            input type="hidden" name=(k) value=(value);
+                        }
                         input #fen type="text" name="fen" value=(pos.to_fen()) spellcheck="false" autocomplete="off";
                         button type="submit" { "Go" }
                     }
@@ -468,6 +496,7 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
                 (tools(Some(&pos.to_fen()), None, (d.ex.games > 0).then(|| {
                     (download_link.as_str(), format!("Download the {} game{} (PGN)", count(d.ex.games), if d.ex.games == 1 { "" } else { "s" }))
                 })))
+                (explore_filter_form(d, v, fen, &sans, flip))
             }
             section.panel.moves-panel {
                 h2 {
@@ -517,12 +546,30 @@ fn explore_view(app: &App, d: &ExploreData, flip: bool) -> Markup {
                         }
                     } }
                 }
-                @if !d.games.is_empty() {
-                    h3 { "Games in this position" }
-                    (games_table(&example_rows(&d.games, &pos.to_fen()), true))
-                    @if d.ex.games > d.games.len() as u64 {
-                        p.more { a href=(search_link) { "All " (count(d.ex.games)) " games \u{2192}" } }
+                @match &d.lists {
+                    Some(lists) => {
+                        @if !lists.recent.is_empty() {
+                            h3 { "Recent games" }
+                            (position_table(&lists.recent, &pos.to_fen(), false))
+                        }
+                        @if !lists.decisive.is_empty() {
+                            h3 { "Shortest decisive games" }
+                            (position_table(&lists.decisive, &pos.to_fen(), true))
+                        }
                     }
+                    None => {
+                        p.more {
+                            (count(d.ex.games)) " games: "
+                            a href=(search_sorted(&[("sort", "date"), ("reverse", "1")])) { "newest first" }
+                            ", shortest "
+                            a href=(search_sorted(&[("result", "1-0"), ("sort", "plies")])) { "wins for White" }
+                            ", "
+                            a href=(search_sorted(&[("result", "0-1"), ("sort", "plies")])) { "for Black" }
+                        }
+                    }
+                }
+                @if d.ex.games > 0 {
+                    p.more { a href=(search_link) { "All " (count(d.ex.games)) " games \u{2192}" } }
                 }
             }
         }
@@ -559,6 +606,35 @@ fn tools(fen: Option<&str>, text_id: Option<&str>, download: Option<(&str, Strin
     }
 }
 
+/// A position's games, each linking to the viewer at the position: players, result, date,
+/// and with `plies` the length (the order of the decisive games).
+fn position_table(games: &[SearchHit], fen: &str, plies: bool) -> Markup {
+    html! {
+        table.games.position-games {
+            thead {
+                tr {
+                    th.num { "#" } th { "White" } th { "Black" } th { "Result" } th { "Date" }
+                    @if plies { th.num { "Plies" } }
+                }
+            }
+            tbody {
+                @for h in games {
+                    @let g = &h.game;
+                    @let link = url(&format!("/game/{}", g.id), &[("fen", fen)]);
+                    tr {
+                        td.num { a href=(link) { (g.id) } }
+                        td { a href=(link) { (view::or_unknown(&g.white)) } }
+                        td { a href=(link) { (view::or_unknown(&g.black)) } }
+                        td.result { (g.result.as_str()) }
+                        td.date { (view::or_unknown(&g.date)) }
+                        @if plies { td.num { (g.plies) } }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Rows of example games, each linking to the viewer at the position.
 fn example_rows(games: &[GameSummary], fen: &str) -> Vec<(GameRow, String)> {
     games
@@ -574,6 +650,53 @@ fn example_rows(games: &[GameSummary], fen: &str) -> Vec<(GameRow, String)> {
             )
         })
         .collect()
+}
+
+/// The explorer's filter fields, filled from `p`.
+fn explore_filter_fields(p: &Params) -> Markup {
+    html! {
+        (text_input(p, "player", "Player", "name or part of it"))
+        (select(p, "color", "Playing", &[("", "either colour"), ("white", "White"), ("black", "Black")]))
+        (text_input(p, "event", "Event", ""))
+        (text_input(p, "site", "Site", ""))
+        (text_input(p, "from", "From date", "YYYY[.MM[.DD]]"))
+        (text_input(p, "to", "To date", "YYYY[.MM[.DD]]"))
+        (select(p, "result", "Result", &[("", "any"), ("1-0", "1-0"), ("0-1", "0-1"), ("1/2-1/2", "\u{bd}-\u{bd}"), ("*", "unfinished")]))
+    }
+}
+
+/// The explorer's filter beside the board: it keeps the line, the board's side and the
+/// position string; open while a filter is in force.
+fn explore_filter_form(
+    d: &ExploreData,
+    v: &str,
+    fen: Option<&str>,
+    sans: &[String],
+    flip: bool,
+) -> Markup {
+    let p = Params::from_pairs(&d.keep);
+    let joined = sans.join(" ");
+    html! {
+        details.explore-filter open[!d.keep.is_empty()] {
+            summary {
+                "Filter games"
+                @if !d.keep.is_empty() { span.sub { " (" (d.keep.len()) " in force)" } }
+            }
+            form.filters.explore-filter-form method="get" action="/explore" {
+                input type="hidden" name="variant" value=(v);
+                @if let Some(f) = fen { input type="hidden" name="fen" value=(f); }
+                @if !sans.is_empty() { input type="hidden" name="moves" value=(joined); }
+                @if flip { input type="hidden" name="flip" value="1"; }
+                div.grid { (explore_filter_fields(&p)) }
+                div.actions {
+                    button type="submit" { "Apply" }
+                    @if !d.keep.is_empty() {
+                        a href=(explore_url(v, fen, sans, flip)) { "Clear" }
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn sum_results(ex: &Explorer) -> kabir_db::Results {

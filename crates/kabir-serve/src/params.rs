@@ -35,6 +35,10 @@ pub(crate) const FILTER: &[&str] = &[
     "variant",
 ];
 
+/// The conditions the explorer takes: a subset of [`FILTER`], with the same values.
+pub(crate) const EXPLORE_FILTER: &[&str] =
+    &["player", "color", "event", "site", "from", "to", "result"];
+
 /// Names that may be given more than once.
 const REPEATABLE: &[&str] = &["with"];
 
@@ -83,6 +87,16 @@ impl Params {
             .filter(|(_, v)| !v.is_empty())
             .collect();
         Params { pairs }
+    }
+
+    /// Parameters already read, for filling a form again.
+    pub fn from_pairs(pairs: &[(&str, String)]) -> Params {
+        Params {
+            pairs: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        }
     }
 
     /// The value of a parameter.
@@ -224,6 +238,24 @@ impl Params {
             opening: None,
             games: None,
         })
+    }
+
+    /// The explorer's conditions ([`EXPLORE_FILTER`]), for games of any variant: the position
+    /// decides which.
+    pub fn explore_filter(&self, registry: &Registry) -> Result<GameFilter, AppError> {
+        Ok(GameFilter {
+            variant: None,
+            ..self.filter(registry)?
+        })
+    }
+
+    /// The explorer's conditions as given, in the order of [`EXPLORE_FILTER`]: what its links
+    /// carry.
+    pub fn explore_filter_pairs(&self) -> Vec<(&'static str, String)> {
+        EXPLORE_FILTER
+            .iter()
+            .filter_map(|&k| self.get(k).map(|v| (k, v.to_string())))
+            .collect()
     }
 
     /// The position of `fen` (a position string, or an EPD line whose operations are ignored)

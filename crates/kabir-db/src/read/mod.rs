@@ -3,6 +3,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod export;
+pub(crate) mod filtered;
 pub(crate) mod query;
 pub(crate) mod report;
 pub(crate) mod search;

@@ -607,7 +607,7 @@ impl<'a> Verifier<'a> {
 }
 
 /// The ids in both ascending lists.
-fn intersect(a: &[GameId], b: &[GameId]) -> Vec<GameId> {
+pub(crate) fn intersect(a: &[GameId], b: &[GameId]) -> Vec<GameId> {
     let (mut i, mut j) = (0, 0);
     let mut out = Vec::new();
     while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
@@ -633,7 +633,7 @@ pub(crate) fn count(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<u64> {
 
 /// Games that played one move (or ended) at their first visit of a position: from the
 /// opening tree (many games) or from one index entry (one game).
-struct Contribution {
+pub(crate) struct Contribution {
     mv: Option<Move>,
     games: u64,
     results: Results,
@@ -643,7 +643,7 @@ struct Contribution {
 }
 
 impl Contribution {
-    fn of_visit(p: &Posting) -> Contribution {
+    pub(crate) fn of_visit(p: &Posting) -> Contribution {
         let mut results = Results::default();
         results.add(p.result, 1);
         Contribution {
@@ -693,7 +693,11 @@ impl PositionGames {
 impl Database {
     /// Each game that reached `pos`, once, with the index entry of its first visit, from the
     /// whole position index.
-    fn first_visits(&self, pos: &Position, layout: Layout) -> Result<Vec<Posting>, DbError> {
+    pub(crate) fn first_visits(
+        &self,
+        pos: &Position,
+        layout: Layout,
+    ) -> Result<Vec<Posting>, DbError> {
         let Some(variant) = find_variant(self, pos.variant().id())? else {
             return Ok(Vec::new());
         };
@@ -808,7 +812,7 @@ impl Database {
         self.read(|layout| self.explore_in(pos, examples, layout))
     }
 
-    fn explore_in(
+    pub(crate) fn explore_in(
         &self,
         pos: &Position,
         examples: usize,
@@ -823,6 +827,17 @@ impl Database {
                 .map(Contribution::of_visit)
                 .collect()
         };
+        self.tally(pos, &found, examples)
+    }
+
+    /// The explorer of `pos` made of the games found there: each contribution counts for the
+    /// position and, unless it ended there, for its move.
+    pub(crate) fn tally(
+        &self,
+        pos: &Position,
+        found: &[Contribution],
+        examples: usize,
+    ) -> Result<Explorer, DbError> {
         if let Some(bad) = found
             .iter()
             .find(|c| c.mv.is_some_and(|m| !well_formed(pos, m)))
@@ -842,7 +857,7 @@ impl Database {
         } else {
             Vec::new()
         };
-        for c in &found {
+        for c in found {
             out.games += c.games;
             out.results.add_results(&c.results);
             let Some(mv) = c.mv else {
@@ -903,16 +918,31 @@ impl Database {
     /// transpositions make the tree grow as fast as the lines that reach each position: 40
     /// moves deep on 5,000 games it took gigabytes.
     pub fn explore_tree(&self, pos: &Position, q: &TreeQuery) -> Result<ExplorerTree, DbError> {
-        self.read(|layout| self.explore_tree_in(pos, q, layout))
+        self.explore_tree_filtered(pos, &GameFilter::default(), q)
+    }
+
+    /// [`Database::explore_tree`] counting only the games `filter` keeps, at every position
+    /// of the tree (see [`Database::explore_filtered`]).
+    pub fn explore_tree_filtered(
+        &self,
+        pos: &Position,
+        filter: &GameFilter,
+        q: &TreeQuery,
+    ) -> Result<ExplorerTree, DbError> {
+        self.read(|layout| {
+            let mut kept = crate::read::filtered::Kept::new(filter);
+            self.explore_tree_in(pos, q, &mut kept, layout)
+        })
     }
 
     fn explore_tree_in(
         &self,
         pos: &Position,
         q: &TreeQuery,
+        kept: &mut crate::read::filtered::Kept,
         layout: Layout,
     ) -> Result<ExplorerTree, DbError> {
-        let root = self.explore_in(pos, q.examples, layout)?;
+        let root = self.explore_kept(pos, kept, q.examples, layout)?;
         let mut nodes = root.moves.len();
         // The explorers found, in the order explored (a parent before its children), each
         // but the first with its parent's place here and the index of the move leading to it.
@@ -950,7 +980,7 @@ impl Database {
                 .collect();
             for (k, mv) in followed.into_iter().enumerate() {
                 let next = here.after(mv);
-                let ex = self.explore_in(&next, q.examples, layout)?;
+                let ex = self.explore_kept(&next, kept, q.examples, layout)?;
                 if nodes + ex.moves.len() > q.max_nodes {
                     // Every position of this level and the ones above was explored, so the
                     // moves down to the next level are all listed.
