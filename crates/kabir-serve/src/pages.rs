@@ -635,23 +635,6 @@ fn position_table(games: &[SearchHit], fen: &str, plies: bool) -> Markup {
     }
 }
 
-/// Rows of example games, each linking to the viewer at the position.
-fn example_rows(games: &[GameSummary], fen: &str) -> Vec<(GameRow, String)> {
-    games
-        .iter()
-        .map(|g| {
-            let hit = SearchHit {
-                game: g.clone(),
-                ply: None,
-            };
-            (
-                GameRow::of(&hit),
-                url(&format!("/game/{}", g.id), &[("fen", fen)]),
-            )
-        })
-        .collect()
-}
-
 /// The explorer's filter fields, filled from `p`.
 fn explore_filter_fields(p: &Params) -> Markup {
     html! {
