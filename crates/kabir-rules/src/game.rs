@@ -167,11 +167,18 @@ impl Game {
     /// Under rules that compare positions (repetition, permanent check) the hashes are
     /// needed and kept anyway.
     pub fn without_hashes(mut self) -> Game {
+        self.stop_hashing();
+        self
+    }
+
+    /// [`Game::without_hashes`] in place: a game, two positions of about 2 KB each, is then
+    /// not moved out of its box and back.
+    #[doc(hidden)]
+    pub fn stop_hashing(&mut self) {
         if self.keys.is_empty() {
             self.hashes = Vec::new();
             self.position.stop_hashing();
         }
-        self
     }
 
     /// Whether the game keeps its position hashes as it goes.

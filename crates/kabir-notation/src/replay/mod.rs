@@ -991,9 +991,9 @@ fn replay_with(raw: &RawGame, registry: &Registry, fast: bool, hashes: bool) -> 
         r.game = Some(Box::new(Game::new(start)));
         return r;
     }
-    let mut main_line = Game::new(start);
+    let mut main_line = Box::new(Game::new(start));
     if !hashes {
-        main_line = main_line.without_hashes();
+        main_line.stop_hashing();
     }
     main_line.reserve(raw.tokens.len());
     let main = replay_lines(&mut r, raw, &variant, main_line, fast);
@@ -1179,11 +1179,11 @@ fn replay_lines(
     r: &mut Replay,
     raw: &RawGame,
     variant: &Variant,
-    main_line: Game,
+    main_line: Box<Game>,
     fast: bool,
 ) -> Frame {
     let mut frame = Frame {
-        game: Box::new(main_line),
+        game: main_line,
         scratch: Vec::with_capacity(16),
         dead: false,
         pending: None,
