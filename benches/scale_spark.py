@@ -2,10 +2,11 @@
 """Runs the explorer and statistics recipes of docs/SCALE.md with Spark SQL (pyspark, local
 mode) on a Parquet export and checks that they answer as the DuckDB recipes and as `kabir
 explore`, `kabir search` and `kabir stats --format json` on a database of the same games;
-with --runs, also times each recipe in the three (the figures of docs/SCALE.md, "Spark"):
+with --runs, also times each recipe in the three (the figures of docs/SCALE.md, "Checked with Spark"):
 
-    benches/scale_spark.py --kabir BIN --db DB --export DIR [--positions] [--lines 6]
-                           [--runs N] [--warmup 1] [--variant tamerlane] [--doc docs/SCALE.md]
+    benches/scale_spark.py [--kabir BIN --db DB] --export DIR [--positions] [--lines 6]
+                           [--runs N] [--warmup 0] [--time duckdb,spark,kabir] [--skip-check]
+                           [--variant tamerlane] [--doc docs/SCALE.md]
 
 The Spark SQL is read from the document: its `-- spark recipe: NAME` blocks, and for a recipe
 without one the DuckDB recipe with its parameters written `:name` for `$name` (the only
@@ -16,6 +17,7 @@ kind per variant); with --runs, the three positions of benches/scale_parquet.py 
 position, the most common after two plies, ply 40 of a game) are timed as well. With
 --positions the export's positions table is checked too.
 
+Without --kabir and --db, Spark is checked against DuckDB alone (and kabir is not timed).
 Prints what was compared (and the timings) and exits 0 when every answer agrees; exits 1
 naming the first difference.
 """
@@ -343,8 +345,9 @@ def main():
     def spark_run(name, params):
         return lambda: spark.execute(ssql[name], params).fetchall()
 
+    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
     print(f"\nSpark {session.version} (local[*], {os.cpu_count()} cores), DuckDB "
-          f"{duckdb.__version__} ({con.execute('SELECT current_setting(' + repr('threads') + ')').fetchone()[0]} threads), "
+          f"{duckdb.__version__} ({threads} threads), "
           f"positions from {summary['views'][-1]}; median (fastest-slowest) of {args.runs} "
           f"runs after {args.warmup} untimed")
     print(f"load average before: {load()}", flush=True)
