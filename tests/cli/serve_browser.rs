@@ -1591,3 +1591,140 @@ fn downloads_and_copy_buttons_in_a_browser() {
         c.close().await.unwrap();
     });
 }
+
+// ----- The explorer's filters ------------------------------------------------------------
+
+/// `kabir explore --format json` on `db` with `args`: the games that reached the position.
+fn cli_explore_games(db: &Path, args: &[&str]) -> u64 {
+    let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
+        .args(["explore", "--format", "json", "--db"])
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["games"].as_u64().unwrap()
+}
+
+/// The number the explorer page's heading gives: "N games reached this position".
+async fn page_games(c: &Client) -> u64 {
+    let h = c
+        .find(Locator::Css(".moves-panel h2"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let digits: String = h
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no count in {h:?}"))
+}
+
+#[test]
+fn explorer_filters_in_a_browser_count_as_the_command_line() {
+    let Some((_driver, port, browser)) = chromedriver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path());
+    let (_server, base) = serve(&db);
+    let all = cli_explore_games(&db, &["--variant", "tamerlane"]);
+    let timur = cli_explore_games(
+        &db,
+        &[
+            "--variant",
+            "tamerlane",
+            "--player",
+            "timur",
+            "--color",
+            "white",
+        ],
+    );
+    let timur_won = cli_explore_games(
+        &db,
+        &[
+            "--variant",
+            "tamerlane",
+            "--player",
+            "timur",
+            "--color",
+            "white",
+            "--result",
+            "1-0",
+        ],
+    );
+    assert!(
+        all > timur && timur > 0,
+        "the filter must narrow: {all} {timur}"
+    );
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        for (n, size) in [PHONE, LAPTOP].into_iter().enumerate() {
+            let profile = dir.path().join(format!("profile-filter-{n}"));
+            let c = sized_session(port, &browser, &profile, size).await;
+            c.goto(&format!("{base}/explore?variant=tamerlane"))
+                .await
+                .unwrap();
+            assert_eq!(page_games(&c).await, all, "unfiltered at {size:?}");
+
+            // The form is folded under the board until opened.
+            let summary = c
+                .find(Locator::Css("details.explore-filter summary"))
+                .await
+                .unwrap();
+            summary.click().await.unwrap();
+            c.find(Locator::Css("details.explore-filter input[name=player]"))
+                .await
+                .unwrap()
+                .send_keys("TIMUR")
+                .await
+                .unwrap();
+            c.execute(
+                "document.querySelector('details.explore-filter select[name=color]').value = 'white';",
+                vec![],
+            )
+            .await
+            .unwrap();
+            c.find(Locator::Css("details.explore-filter button[type=submit]"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            let url = wait_url(&c, "the filtered explorer", |u| u.contains("player=")).await;
+            assert!(url.contains("color=white"), "{url}");
+            assert!(!url.contains("event="), "empty fields stay out: {url}");
+            assert_eq!(page_games(&c).await, timur, "filtered at {size:?}");
+            let (scroll_width, inner_width, _) = page_size(&c).await;
+            assert_eq!(scroll_width, inner_width, "the open form fits at {size:?}");
+
+            // Every move of the table keeps the filter.
+            let links = c
+                .find_all(Locator::Css("table.moves td.move a"))
+                .await
+                .unwrap();
+            assert!(!links.is_empty());
+            for a in &links {
+                let href = a.attr("href").await.unwrap().unwrap();
+                assert!(href.contains("player=TIMUR"), "{href}");
+            }
+
+            // A result narrows it further.
+            c.goto(&format!("{url}&result=1-0")).await.unwrap();
+            assert_eq!(page_games(&c).await, timur_won, "with a result at {size:?}");
+            c.close().await.unwrap();
+        }
+    });
+}
