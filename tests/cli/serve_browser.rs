@@ -180,41 +180,12 @@ fn save_png(name: &str, png: &[u8]) {
 
 #[test]
 fn explorer_and_game_viewer_in_a_browser() {
-    let Some(driver) = find_program(&["chromedriver"]) else {
-        let ci = std::env::var_os("CI").is_some();
-        if !ci && std::env::var_os("KABIR_SKIP_BROWSER_TESTS").is_some() {
-            eprintln!("browser test skipped: KABIR_SKIP_BROWSER_TESTS is set");
-            return;
-        }
-        panic!(
-            "chromedriver not found on PATH: install Debian's chromium and chromium-driver \
-             (`apt-get install -y chromium chromium-driver`, as .ci/run does), or set \
-             KABIR_SKIP_BROWSER_TESTS=1 to skip this test on a machine without a browser"
-        );
+    let Some((_driver, port, browser)) = chromedriver() else {
+        return;
     };
-    let browser = find_program(&["chromium", "chromium-browser", "google-chrome"])
-        .expect("chromedriver is here but no chromium: install Debian's chromium");
     let dir = tempfile::tempdir().unwrap();
     let db = database(dir.path());
     let (_server, base) = serve(&db);
-
-    let port = free_port();
-    let _driver = Killed(
-        Command::new(driver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "chromedriver did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 
     let profile = dir.path().join("profile");
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -222,27 +193,7 @@ fn explorer_and_game_viewer_in_a_browser() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": browser,
-                // The network is closed here: no background connections, no updates.
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                    "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                    "--window-size=1400,1000", "--force-device-scale-factor=1",
-                    format!("--user-data-dir={}", profile.display()),
-                ],
-            }),
-        );
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        let c = ClientBuilder::new(connector)
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("a WebDriver session with chromium");
+        let c = window_session(port, &browser, &profile, (1400, 1000)).await;
 
         // The explorer on Tamerlane: the board with its citadels, and the moves.
         c.goto(&format!("{base}/explore?variant=tamerlane"))
@@ -509,6 +460,37 @@ async fn sized_session(
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                format!("--user-data-dir={}", profile.display()),
+            ],
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("a WebDriver session with chromium")
+}
+
+/// A session in a desktop window of `width` by `height` pixels (the window, not the page:
+/// its bars take some of it). The network is closed here: no background connections, no
+/// updates.
+async fn window_session(
+    port: u16,
+    browser: &Path,
+    profile: &Path,
+    (width, height): (u32, u32),
+) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": browser,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                format!("--window-size={width},{height}"), "--force-device-scale-factor=1",
                 format!("--user-data-dir={}", profile.display()),
             ],
         }),
@@ -1185,65 +1167,19 @@ async fn play_on_the_board(c: &Client, base: &str, size: &str) {
 
 #[test]
 fn serve_board_plays_moves_and_keys_choose_at_phone_and_laptop_sizes() {
-    let Some(driver) = find_program(&["chromedriver"]) else {
-        let ci = std::env::var_os("CI").is_some();
-        if !ci && std::env::var_os("KABIR_SKIP_BROWSER_TESTS").is_some() {
-            eprintln!("browser test skipped: KABIR_SKIP_BROWSER_TESTS is set");
-            return;
-        }
-        panic!(
-            "chromedriver not found on PATH: install Debian's chromium and chromium-driver, \
-             or set KABIR_SKIP_BROWSER_TESTS=1 to skip this test on a machine without a browser"
-        );
+    let Some((_driver, port, browser)) = chromedriver() else {
+        return;
     };
-    let browser = find_program(&["chromium", "chromium-browser", "google-chrome"])
-        .expect("chromedriver is here but no chromium: install Debian's chromium");
     let dir = tempfile::tempdir().unwrap();
     let db = database(dir.path());
     let (_server, base) = serve(&db);
-    let port = free_port();
-    let _driver = Killed(
-        Command::new(driver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "chromedriver did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
     let profile = dir.path().join("profile-board");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": browser,
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                    "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                    "--window-size=390,844", "--force-device-scale-factor=1",
-                    format!("--user-data-dir={}", profile.display()),
-                ],
-            }),
-        );
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        let c = ClientBuilder::new(connector)
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("a WebDriver session with chromium");
+        let c = window_session(port, &browser, &profile, (390, 844)).await;
         for (w, h) in [(390u32, 844u32), (1366, 900)] {
             c.set_window_size(w, h).await.unwrap();
             c.goto(&format!("{base}/explore")).await.unwrap();
