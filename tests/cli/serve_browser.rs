@@ -1326,39 +1326,12 @@ fn valid_games(text: &str) -> usize {
 
 #[test]
 fn downloads_and_copy_buttons_in_a_browser() {
-    let Some(driver) = find_program(&["chromedriver"]) else {
-        let ci = std::env::var_os("CI").is_some();
-        if !ci && std::env::var_os("KABIR_SKIP_BROWSER_TESTS").is_some() {
-            eprintln!("browser test skipped: KABIR_SKIP_BROWSER_TESTS is set");
-            return;
-        }
-        panic!(
-            "chromedriver not found on PATH: install Debian's chromium and chromium-driver, \
-             or set KABIR_SKIP_BROWSER_TESTS=1 to skip this test on a machine without a browser"
-        );
+    let Some((_driver, port, browser)) = chromedriver() else {
+        return;
     };
-    let browser = find_program(&["chromium", "chromium-browser", "google-chrome"])
-        .expect("chromedriver is here but no chromium: install Debian's chromium");
     let dir = tempfile::tempdir().unwrap();
     let db = database(dir.path());
     let (_server, base) = serve(&db);
-    let port = free_port();
-    let _driver = Killed(
-        Command::new(driver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "chromedriver did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
     let kabir = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_kabir"))
             .args(args)
