@@ -12,7 +12,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use crate::derived::tree::{Rows, TreeRow, merge_blobs};
 use crate::derived::{BatchInput, Derived, StoredGame, Written};
 use crate::storage::codec::{
-    GameFields, GameResult, POSTING_BYTES, Posting, damaged, postings, postings_with_hash,
+    GameFields, GameResult, POSTING_BYTES, Posting, damaged, merge_entries, postings_with_hash,
 };
 use crate::storage::database::Layout;
 use crate::storage::merge::{self, Run, Tiered};
@@ -21,15 +21,11 @@ use crate::storage::schema::{
 };
 use crate::write::prepare::Prepared;
 
-/// Segments of one level merged into one of the next level once there are this many.
+/// Segments of one level merged into one of the next level once there are this many. Every
+/// segment takes part, however large: after `n` batches a variant keeps at most 7 segments of
+/// each level from 0 to log8(n), so that a look-up, which reads one row per segment, stays
+/// fast without `kabir index compact`; each entry is rewritten once per level it climbs.
 pub const MERGE_FANOUT: i64 = 8;
-
-/// Segments with at least this many entries are left alone by tier merges
-/// ([`merge_tiers`](merge::merge_tiers)): a lookup costs one seek and one binary search per
-/// segment, so a few large segments cost little, while merging them would rewrite much of
-/// the index. [`merge_all`] merges them too. A batch of the default size (about a million
-/// positions: its tree rows of about 21 KB fit three to a 64 KiB page) is above it.
-pub const MERGE_LIMIT: i64 = 1 << 19;
 
 /// The position index's and the opening tree's part of a batch, which it takes from the
 /// prepared batch (its positions grouped by bucket) rather than game by game.
@@ -546,15 +542,14 @@ fn beyond_in_place(
     Ok(())
 }
 
-/// The segments of one variant, kept in tiers: while some level has [`MERGE_FANOUT`] segments
-/// of fewer than [`MERGE_LIMIT`] entries, the oldest become one segment of the next level.
+/// The segments of one variant, kept in tiers: while some level has [`MERGE_FANOUT`]
+/// segments, the oldest become one segment of the next level.
 pub(crate) struct Segments(pub i64);
 
 impl Tiered for Segments {
     const TABLE: &'static str = "segment";
     const OWNER: &'static str = "variant";
     const FANOUT: i64 = MERGE_FANOUT;
-    const LIMIT: Option<i64> = Some(MERGE_LIMIT);
 
     fn owner(&self) -> i64 {
         self.0
@@ -623,32 +618,21 @@ fn merge(tx: &Transaction<'_>, variant: i64, level: i64, ids: &[Run]) -> rusqlit
     );
     let mut read = tx.prepare(&sql)?;
     let sql = format!(
-        "DELETE FROM tree WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
-    );
-    let mut delete = tx.prepare(&sql)?;
-    let sql = format!(
         "SELECT entries FROM posting
          WHERE variant = ? AND bucket BETWEEN ? AND ? AND segment IN ({placeholders})"
     );
     let mut read_posting = tx.prepare(&sql)?;
-    let sql = format!(
-        "DELETE FROM posting
-         WHERE variant = ? AND bucket BETWEEN ? AND ? AND segment IN ({placeholders})"
-    );
-    let mut delete_posting = tx.prepare(&sql)?;
-    let (mut entries, mut beyond): (Vec<Posting>, Vec<Posting>) = (Vec::new(), Vec::new());
     let (mut rows_blob, mut entries_blob, mut beyond_blob) = (Vec::new(), Vec::new(), Vec::new());
-    for b in all_buckets {
-        entries.clear();
-        beyond.clear();
+    for &b in &all_buckets {
         let mut rows: Vec<Vec<u8>> = Vec::new();
+        let (mut entries, mut beyond): (Vec<Vec<u8>>, Vec<Vec<u8>>) = (Vec::new(), Vec::new());
         let args = args(b);
         let mut found = read.query(rusqlite::params_from_iter(args.iter()))?;
         while let Some(row) = found.next()? {
             rows.push(row.get(0)?);
-            entries.extend(postings(row.get_ref(1)?.as_blob()?));
+            entries.push(row.get(1)?);
             if let Some(blob) = row.get_ref(2)?.as_blob_or_null()? {
-                beyond.extend(postings(blob));
+                beyond.push(blob.to_vec());
             }
         }
         drop(found);
@@ -659,26 +643,41 @@ fn merge(tx: &Transaction<'_>, variant: i64, level: i64, ids: &[Run]) -> rusqlit
             .collect();
         let mut found = read_posting.query(rusqlite::params_from_iter(finer.iter()))?;
         while let Some(row) = found.next()? {
-            beyond.extend(postings(row.get_ref(0)?.as_blob()?));
+            beyond.push(row.get(0)?);
         }
         drop(found);
-        delete.execute(rusqlite::params_from_iter(args.iter()))?;
-        delete_posting.execute(rusqlite::params_from_iter(finer.iter()))?;
         rows_blob.clear();
         merge_blobs(&rows, &mut rows_blob)
             .ok_or_else(|| damaged("an opening tree row does not decode"))?;
-        let count = (entries.len() + beyond.len()) as u64;
-        for (list, blob) in [
-            (&mut entries, &mut entries_blob),
-            (&mut beyond, &mut beyond_blob),
-        ] {
-            list.sort_unstable_by_key(Posting::key);
+        let mut count = 0;
+        for (lists, blob) in [(&entries, &mut entries_blob), (&beyond, &mut beyond_blob)] {
             blob.clear();
-            for p in list.iter() {
-                p.write(blob);
-            }
+            let slices: Vec<&[u8]> = lists.iter().map(Vec::as_slice).collect();
+            count += merge_entries(&slices, blob);
         }
         out.push_tree_bucket(tx, b, &rows_blob, &entries_blob, &beyond_blob, count)?;
+    }
+    // The merged segment is written before the old ones are deleted: a page freed in a
+    // transaction and used again in it must first be copied into the rollback journal, so
+    // deleting bucket by bucket as the merge went journaled about all it rewrote (1 GB for
+    // a merge of 64 batches). Pages freed here are used by later transactions at no cost.
+    let sql = format!(
+        "DELETE FROM tree WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
+    );
+    let mut delete = tx.prepare(&sql)?;
+    let sql = format!(
+        "DELETE FROM posting
+         WHERE variant = ? AND bucket BETWEEN ? AND ? AND segment IN ({placeholders})"
+    );
+    let mut delete_posting = tx.prepare(&sql)?;
+    for &b in &all_buckets {
+        delete.execute(rusqlite::params_from_iter(args(b).iter()))?;
+        let finer_buckets = buckets_of_tree_bucket(b);
+        let finer: Vec<i64> = [variant, *finer_buckets.start(), *finer_buckets.end()]
+            .into_iter()
+            .chain(ids.iter().map(|s| s.id))
+            .collect();
+        delete_posting.execute(rusqlite::params_from_iter(finer.iter()))?;
     }
     let known = match range {
         (Some(first), Some(last), 0) => Some((first, last)),
