@@ -424,7 +424,12 @@ mod tests {
         let lists = [
             vec![entry(1, 5, 0), entry(7, 5, 3), entry(u64::MAX, 6, 1)],
             vec![],
-            vec![entry(1, 2, 9), entry(7, 5, 2), entry(7, 5, 4), entry(8, 1, 0)],
+            vec![
+                entry(1, 2, 9),
+                entry(7, 5, 2),
+                entry(7, 5, 4),
+                entry(8, 1, 0),
+            ],
             vec![entry(0, 300, 1), entry(1 << 63, 2, 0)],
         ];
         let blobs: Vec<Vec<u8>> = lists
