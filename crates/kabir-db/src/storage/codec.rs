@@ -418,7 +418,7 @@ mod tests {
             ply,
             mv: Some(Move::normal(Square(ply as u8), Square(9))),
             result: GameResult::WhiteWins,
-            standard_start: game % 2 == 0,
+            standard_start: game.is_multiple_of(2),
             plies: 77,
         };
         let lists = [
