@@ -4,8 +4,9 @@
 //!
 //!     cargo bench --bench scale -- KABIR_BINARY DATABASE
 //!
-//! Prints, for each kind of query, the number of runs and the 50th and 99th percentile of
-//! their wall times (and the slowest):
+//! Prints, for each kind of query, the number of runs, the 50th and 99th percentile of their
+//! wall times, the slowest, and their mean CPU time (user and system, a steadier figure on a
+//! busy machine):
 //! - `explore` at 200 positions of stored games, at plies 0 to 40 (game `i` of 200 spread
 //!   over the database, ply `i mod 41`, or its last);
 //! - `search --fen F --limit 50` (the first page, with the total) at the same positions;
@@ -51,25 +52,48 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank - 1]
 }
 
+/// The CPU time (user and system) of this process's waited-for children so far, in
+/// milliseconds, from `/proc/self/stat` (Linux; 0 elsewhere). The kernel keeps it exact and
+/// rounds it to clock ticks only when read, so a difference over many runs is precise.
+fn children_cpu_ms() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which may hold spaces): cutime and cstime are the
+    // 14th and 15th of them.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: f64 = rest
+        .split_whitespace()
+        .skip(13)
+        .take(2)
+        .filter_map(|f| f.parse::<f64>().ok())
+        .sum();
+    ticks * 10.0
+}
+
 /// Times every command of `commands` `runs` times after a first, untimed run, and prints
-/// the percentiles.
+/// the percentiles, and the mean CPU time a run took (which, unlike wall time, hardly grows
+/// when other work shares the cores).
 fn measure(kabir: &Path, db: &Path, label: &str, commands: &[Vec<String>], runs: usize) {
     for c in commands {
         time(kabir, db, c);
     }
     let mut times = Vec::with_capacity(commands.len() * runs);
+    let cpu = children_cpu_ms();
     for _ in 0..runs {
         for c in commands {
             times.push(time(kabir, db, c));
         }
     }
+    let cpu = (children_cpu_ms() - cpu) / times.len().max(1) as f64;
     times.sort_by(|a, b| a.total_cmp(b));
     println!(
-        "{label:<44} {:>5} {:>9.1} {:>9.1} {:>9.1}",
+        "{label:<44} {:>5} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
         times.len(),
         quantile(&times, 0.5),
         quantile(&times, 0.99),
-        times.last().copied().unwrap_or(0.0)
+        times.last().copied().unwrap_or(0.0),
+        cpu
     );
 }
 
@@ -109,8 +133,8 @@ fn main() {
     }
     println!("{n} games of {variant} in {}", db.display());
     println!(
-        "{:<44} {:>5} {:>9} {:>9} {:>9}",
-        "query (wall time of the whole process, ms)", "runs", "p50", "p99", "max"
+        "{:<44} {:>5} {:>9} {:>9} {:>9} {:>9}",
+        "query (wall time of the whole process, ms)", "runs", "p50", "p99", "max", "mean CPU"
     );
     let shallow: Vec<&String> = fens.iter().step_by(2).take(4).collect();
     let family = tags[0].0.split(',').next().unwrap_or("?").to_lowercase();

@@ -15,6 +15,7 @@ mod write;
 pub use derived::names;
 
 pub use derived::rebuild::Rebuilt;
+pub use derived::segments::{MERGE_FANOUT, MERGE_WORK, MERGE_WORK_MIN};
 pub use error::DbError;
 pub use read::answer::{
     EXPLORER_COUNTING, ExploreAnswer, GameAnswer, GameAnswerError, GameRow, LineAnswer, MoveAnswer,
@@ -39,7 +40,7 @@ pub use storage::schema::{
     APPLICATION_ID, BUCKET_BITS, OPENING_PLIES, READABLE_FROM as SCHEMA_READABLE_FROM,
     TREE_BUCKET_BITS, TREE_EXAMPLES, TREE_PLIES, VERSION as SCHEMA_VERSION,
 };
-pub use write::import::{BatchStats, Duplicate, DuplicateRule, Importer, Rejected};
+pub use write::import::{BatchStats, Duplicate, DuplicateRule, Importer, MergeWork, Rejected};
 pub use write::pipeline::{
     ImportEvents, ImportOptions, ImportStopped, ImportSummary, NotStored, Origin,
 };

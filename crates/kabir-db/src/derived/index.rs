@@ -4,32 +4,19 @@
 //! [`Posting`]) sorted by (hash, game, ply), cut into one blob per hash bucket (the top
 //! [`BUCKET_BITS`] bits of the hash). Finding a hash reads the bucket's blob of every segment
 //! and binary-searches each. Segments are merged in tiers (like a log-structured merge tree,
-//! see `storage::merge`) so that a bucket never has more than a few blobs per level. See
+//! see `derived::segments`) so that a bucket never has more than a few blobs per level. See
 //! `docs/DATABASE.md`.
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use crate::derived::tree::{Rows, TreeRow, merge_blobs};
+use crate::derived::tree::{Rows, TreeRow};
 use crate::derived::{BatchInput, Derived, StoredGame, Written};
-use crate::storage::codec::{
-    GameFields, GameResult, POSTING_BYTES, Posting, damaged, postings, postings_with_hash,
-};
+use crate::storage::codec::{GameFields, GameResult, POSTING_BYTES, Posting, postings_with_hash};
 use crate::storage::database::Layout;
-use crate::storage::merge::{self, Run, Tiered};
 use crate::storage::schema::{
     BUCKET_BITS, TREE_BUCKET_BITS, bucket, buckets_of_tree_bucket, tree_bucket,
 };
 use crate::write::prepare::Prepared;
-
-/// Segments of one level merged into one of the next level once there are this many.
-pub const MERGE_FANOUT: i64 = 8;
-
-/// Segments with at least this many entries are left alone by tier merges
-/// ([`merge_tiers`](merge::merge_tiers)): a lookup costs one seek and one binary search per
-/// segment, so a few large segments cost little, while merging them would rewrite much of
-/// the index. [`merge_all`] merges them too. A batch of the default size (about a million
-/// positions: its tree rows of about 21 KB fit three to a 64 KiB page) is above it.
-pub const MERGE_LIMIT: i64 = 1 << 19;
 
 /// The position index's and the opening tree's part of a batch, which it takes from the
 /// prepared batch (its positions grouped by bucket) rather than game by game.
@@ -56,13 +43,13 @@ impl Derived<'_> for PositionIndex {
 
 /// Writes a stored batch's part of the position index and of the opening tree: one segment
 /// per variant, with `ids[i]` the id of the batch's game `i` (`None`: not stored). Returns
-/// the entries written and the variants whose index grew.
+/// the entries written and, for each variant whose index grew, its entries written.
 fn write_index(
     tx: &Transaction<'_>,
     prepared: &Prepared,
     ids: &[Option<u32>],
     variant_ids: &[i64],
-) -> rusqlite::Result<(u64, Vec<i64>)> {
+) -> rusqlite::Result<(u64, Vec<(i64, u64)>)> {
     // Groups come in (variant number, bucket) order, entries of a group in (hash, local game,
     // ply) order, tree visits in (hash, check key, move, local game) order. Ids grow with the
     // local number, so the orders hold with ids in place.
@@ -160,8 +147,8 @@ fn write_index(
             writer.push_tree_bucket(tx, b as i64, &rows, &blob, &beyond, count)?;
         }
         positions += writer.postings;
+        grown.push((*variant, writer.postings));
         writer.finish(tx, Some((first, last)))?;
-        grown.push(*variant);
     }
     Ok((positions, grown))
 }
@@ -190,6 +177,15 @@ impl SegmentWriter {
             segment: tx.last_insert_rowid(),
             postings: 0,
         })
+    }
+
+    /// Goes on writing `segment` of `variant`, which a merge under way started.
+    pub(crate) fn resume(variant: i64, segment: i64) -> SegmentWriter {
+        SegmentWriter {
+            variant,
+            segment,
+            postings: 0,
+        }
     }
 
     /// Writes one tree bucket: its rows, the index entries kept with them and the other
@@ -543,151 +539,5 @@ fn beyond_in_place(
     let mut bytes = vec![0u8; (end - start) * POSTING_BYTES];
     blob.read_at_exact(&mut bytes, start * POSTING_BYTES)?;
     out.extend((0..end - start).filter_map(|i| Posting::read(&bytes, i)));
-    Ok(())
-}
-
-/// The segments of one variant, kept in tiers: while some level has [`MERGE_FANOUT`] segments
-/// of fewer than [`MERGE_LIMIT`] entries, the oldest become one segment of the next level.
-pub(crate) struct Segments(pub i64);
-
-impl Tiered for Segments {
-    const TABLE: &'static str = "segment";
-    const OWNER: &'static str = "variant";
-    const FANOUT: i64 = MERGE_FANOUT;
-    const LIMIT: Option<i64> = Some(MERGE_LIMIT);
-
-    fn owner(&self) -> i64 {
-        self.0
-    }
-
-    fn merge(&self, tx: &Transaction<'_>, level: i64, runs: &[Run]) -> rusqlite::Result<()> {
-        merge(tx, self.0, level, runs)
-    }
-}
-
-/// Merges every segment of `variant` into one.
-pub(crate) fn merge_all(conn: &mut rusqlite::Connection, variant: i64) -> rusqlite::Result<()> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    merge::merge_all(&tx, &Segments(variant))?;
-    tx.commit()
-}
-
-/// Replaces the segments `ids` by one segment of `level`, bucket by bucket: the position
-/// index's entries, and the opening tree's rows (added up) and entries.
-fn merge(tx: &Transaction<'_>, variant: i64, level: i64, ids: &[Run]) -> rusqlite::Result<()> {
-    let games: i64 = ids.iter().map(|s| s.games).sum();
-    let placeholders = vec!["?"; ids.len()].join(",");
-    let range: (Option<u32>, Option<u32>, i64) = {
-        let sql = format!(
-            "SELECT min(first_game), max(last_game), count(*) - count(first_game)
-             FROM segment WHERE id IN ({placeholders})"
-        );
-        tx.query_row(
-            &sql,
-            rusqlite::params_from_iter(ids.iter().map(|s| s.id)),
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?
-    };
-    let mut out = SegmentWriter::new(tx, variant, level, games as u64)?;
-    let args = |b: i64| -> Vec<i64> {
-        [variant, b]
-            .into_iter()
-            .chain(ids.iter().map(|s| s.id))
-            .collect()
-    };
-    let buckets = |table: &str| -> rusqlite::Result<Vec<i64>> {
-        let sql = format!(
-            "SELECT DISTINCT bucket FROM {table} WHERE variant = ? AND segment IN ({placeholders})
-             ORDER BY bucket"
-        );
-        let mut stmt = tx.prepare(&sql)?;
-        let args: Vec<i64> = std::iter::once(variant)
-            .chain(ids.iter().map(|s| s.id))
-            .collect();
-        stmt.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?
-            .collect()
-    };
-    // Entries of segments written before version 5 are in `posting`, by the position
-    // index's finer buckets: each joins the tree bucket that holds its hashes.
-    let mut all_buckets: Vec<i64> = buckets("tree")?;
-    all_buckets.extend(
-        buckets("posting")?
-            .into_iter()
-            .map(|b| b >> (BUCKET_BITS - TREE_BUCKET_BITS)),
-    );
-    all_buckets.sort_unstable();
-    all_buckets.dedup();
-    let sql = format!(
-        "SELECT rows, entries, beyond FROM tree
-         WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
-    );
-    let mut read = tx.prepare(&sql)?;
-    let sql = format!(
-        "DELETE FROM tree WHERE variant = ? AND bucket = ? AND segment IN ({placeholders})"
-    );
-    let mut delete = tx.prepare(&sql)?;
-    let sql = format!(
-        "SELECT entries FROM posting
-         WHERE variant = ? AND bucket BETWEEN ? AND ? AND segment IN ({placeholders})"
-    );
-    let mut read_posting = tx.prepare(&sql)?;
-    let sql = format!(
-        "DELETE FROM posting
-         WHERE variant = ? AND bucket BETWEEN ? AND ? AND segment IN ({placeholders})"
-    );
-    let mut delete_posting = tx.prepare(&sql)?;
-    let (mut entries, mut beyond): (Vec<Posting>, Vec<Posting>) = (Vec::new(), Vec::new());
-    let (mut rows_blob, mut entries_blob, mut beyond_blob) = (Vec::new(), Vec::new(), Vec::new());
-    for b in all_buckets {
-        entries.clear();
-        beyond.clear();
-        let mut rows: Vec<Vec<u8>> = Vec::new();
-        let args = args(b);
-        let mut found = read.query(rusqlite::params_from_iter(args.iter()))?;
-        while let Some(row) = found.next()? {
-            rows.push(row.get(0)?);
-            entries.extend(postings(row.get_ref(1)?.as_blob()?));
-            if let Some(blob) = row.get_ref(2)?.as_blob_or_null()? {
-                beyond.extend(postings(blob));
-            }
-        }
-        drop(found);
-        let finer_buckets = buckets_of_tree_bucket(b);
-        let finer: Vec<i64> = [variant, *finer_buckets.start(), *finer_buckets.end()]
-            .into_iter()
-            .chain(ids.iter().map(|s| s.id))
-            .collect();
-        let mut found = read_posting.query(rusqlite::params_from_iter(finer.iter()))?;
-        while let Some(row) = found.next()? {
-            beyond.extend(postings(row.get_ref(0)?.as_blob()?));
-        }
-        drop(found);
-        delete.execute(rusqlite::params_from_iter(args.iter()))?;
-        delete_posting.execute(rusqlite::params_from_iter(finer.iter()))?;
-        rows_blob.clear();
-        merge_blobs(&rows, &mut rows_blob)
-            .ok_or_else(|| damaged("an opening tree row does not decode"))?;
-        let count = (entries.len() + beyond.len()) as u64;
-        for (list, blob) in [
-            (&mut entries, &mut entries_blob),
-            (&mut beyond, &mut beyond_blob),
-        ] {
-            list.sort_unstable_by_key(Posting::key);
-            blob.clear();
-            for p in list.iter() {
-                p.write(blob);
-            }
-        }
-        out.push_tree_bucket(tx, b, &rows_blob, &entries_blob, &beyond_blob, count)?;
-    }
-    let known = match range {
-        (Some(first), Some(last), 0) => Some((first, last)),
-        _ => None,
-    };
-    out.finish(tx, known)?;
-    let mut del_segment = tx.prepare_cached("DELETE FROM segment WHERE id = ?1")?;
-    for s in ids {
-        del_segment.execute(params![s.id])?;
-    }
     Ok(())
 }

@@ -9,6 +9,7 @@ pub(crate) mod name_index;
 pub mod names;
 pub(crate) mod openings;
 pub(crate) mod rebuild;
+pub(crate) mod segments;
 pub(crate) mod summary;
 pub(crate) mod tally;
 pub(crate) mod tree;
@@ -45,8 +46,8 @@ pub(crate) struct BatchInput<'b> {
 pub(crate) struct Written {
     /// Index entries written.
     pub positions: u64,
-    /// The variants whose index grew.
-    pub grown: Vec<i64>,
+    /// The variants whose index grew, with the entries written of each.
+    pub grown: Vec<(i64, u64)>,
     /// The games stored.
     pub games: u64,
     /// The names looked up and stored, for the importer's cache once committed.

@@ -74,8 +74,6 @@ pub(crate) trait Tiered {
     const OWNER: &'static str;
     /// Runs of one level merged into one of the next once there are this many.
     const FANOUT: i64;
-    /// Runs with at least this many entries (column `postings`) are left out of tier merges.
-    const LIMIT: Option<i64> = None;
 
     /// The value of [`OWNER`](Tiered::OWNER) of these runs.
     fn owner(&self) -> i64;
@@ -89,23 +87,14 @@ pub(crate) trait Tiered {
     }
 }
 
-/// The condition on [`Tiered::LIMIT`], on parameter `?n`, if there is one.
-fn limit_sql<T: Tiered>(n: usize) -> String {
-    match T::LIMIT {
-        Some(_) => format!(" AND postings < ?{n}"),
-        None => String::new(),
-    }
-}
-
 /// One merge of the oldest runs of the lowest full level, if there is one, or else one step
 /// of [`Tiered::settle_step`]; returns whether there was either.
 pub(crate) fn merge_step<T: Tiered>(tx: &Transaction<'_>, t: &T) -> rusqlite::Result<bool> {
-    let limit = limit_sql::<T>(3);
-    let args: Vec<i64> = [t.owner(), T::FANOUT].into_iter().chain(T::LIMIT).collect();
+    let args = [t.owner(), T::FANOUT];
     let full: Option<i64> = tx
         .query_row(
             &format!(
-                "SELECT level FROM {} WHERE {} = ?1{limit} GROUP BY level
+                "SELECT level FROM {} WHERE {} = ?1 GROUP BY level
                  HAVING count(*) >= ?2 ORDER BY level LIMIT 1",
                 T::TABLE,
                 T::OWNER
@@ -121,14 +110,10 @@ pub(crate) fn merge_step<T: Tiered>(tx: &Transaction<'_>, t: &T) -> rusqlite::Re
     let Some(level) = full else {
         return t.settle_step(tx);
     };
-    let limit = limit_sql::<T>(4);
-    let args: Vec<i64> = [t.owner(), level, T::FANOUT]
-        .into_iter()
-        .chain(T::LIMIT)
-        .collect();
+    let args = [t.owner(), level, T::FANOUT];
     let runs: Vec<Run> = tx
         .prepare(&format!(
-            "SELECT id, games FROM {} WHERE {} = ?1 AND level = ?2{limit} ORDER BY id LIMIT ?3",
+            "SELECT id, games FROM {} WHERE {} = ?1 AND level = ?2 ORDER BY id LIMIT ?3",
             T::TABLE,
             T::OWNER
         ))?

@@ -87,6 +87,7 @@ pub(crate) const MIGRATIONS: &[&[Step]] = &[
     &[Step::Sql(V3)],
     &[Step::Sql(V4), Step::Run(consolidate_openings)],
     &[Step::Sql(V5)],
+    &[Step::Sql(V6)],
 ];
 
 /// The version this code writes.
@@ -100,6 +101,7 @@ const MARKS: &[(&str, Option<&str>)] = &[
     ("meta", None),
     ("opening_head", None),
     ("tree", Some("beyond")),
+    ("segment", Some("merge_next")),
 ];
 
 /// The schema version whose tables a file has, told by [`MARKS`]: `None` when they are
@@ -334,6 +336,15 @@ CREATE TABLE opening_chunk (
 /// own (see [`BEYOND_IN_TREE_FROM`]). Rows already written keep their layout.
 const V5: &str = "
 ALTER TABLE tree ADD COLUMN beyond BLOB;
+";
+
+/// Version 6: index segments merge a few tree buckets at a time (`derived::segments`). A
+/// merge under way is a segment with `merge_next`, the next tree bucket it is to take from
+/// its sources, the segments whose `merge_into` is its id; both are NULL otherwise. Queries
+/// read no new column: a file of version 5 reads as it did.
+const V6: &str = "
+ALTER TABLE segment ADD COLUMN merge_into INTEGER;
+ALTER TABLE segment ADD COLUMN merge_next INTEGER;
 ";
 
 /// Consolidates the openings' tallies (part of the migration to version 4).

@@ -5,13 +5,15 @@
 
 use rusqlite::Transaction;
 
-use crate::derived::index::{PositionIndex, Segments};
+use crate::derived::index::PositionIndex;
 use crate::derived::name_index::{BatchNames, NameCache};
 use crate::derived::openings::BatchOpenings;
+use crate::derived::segments;
 use crate::derived::summary::{BatchSummary, Facts};
 use crate::derived::tally::{self, Kind};
 use crate::derived::{BatchInput, Derived, StoredGame, Written};
 use crate::storage::merge;
+use crate::write::import::MergeWork;
 use crate::write::prepare::Prepared;
 
 /// Every derived part of a batch, gathered game by game.
@@ -87,11 +89,18 @@ impl Written {
         }
     }
 
-    /// Merges the tiers the batch may have filled (the index's of the variants that grew, and
-    /// the tallies'), each merge in a transaction of its own: an import, between batches.
-    pub fn merge_tiers(&self, conn: &mut rusqlite::Connection) -> rusqlite::Result<()> {
-        for &v in &self.grown {
-            merge::merge_tiers(conn, &Segments(v))?;
+    /// Merges the tiers the batch may have filled, each in a transaction of its own: an
+    /// import, between batches. The index's segments of the variants that grew are merged a
+    /// bounded part at a time, in proportion to the batch (see [`segments`]); the tallies'
+    /// tiers at once.
+    pub fn merge_tiers(
+        &self,
+        conn: &mut rusqlite::Connection,
+        work: MergeWork,
+    ) -> rusqlite::Result<()> {
+        for &(v, entries) in &self.grown {
+            let budget = entries.saturating_mul(work.per_entry).max(work.least);
+            segments::merge_after_batch(conn, v, budget)?;
         }
         for kind in self.tallies() {
             merge::merge_tiers(conn, kind)?;
@@ -101,8 +110,8 @@ impl Written {
 
     /// The same merges inside `tx`: a rebuild, all in one transaction.
     pub fn merge_in(&self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
-        for &v in &self.grown {
-            while merge::merge_step(tx, &Segments(v))? {}
+        for &(v, _) in &self.grown {
+            segments::merge_some(tx, v, u64::MAX)?;
         }
         for kind in self.tallies() {
             while merge::merge_step(tx, kind)? {}
