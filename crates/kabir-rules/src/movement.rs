@@ -250,6 +250,32 @@ impl MaskNumbers {
     }
 }
 
+/// For a class that moves alike for both colours, the White path each of Black's paths
+/// walks as: the one turned over, with the same mode. `None` when one has no such twin, or
+/// starts on a given rank (the ranks differ by colour).
+fn mirror_paths(paths: &[(Vec<Leg>, u8, Option<u8>)]) -> Option<Vec<usize>> {
+    let turned = |a: &[Leg], b: &[Leg]| {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(a, b)| {
+                a.dx == b.dx
+                    && i16::from(a.dy) == -i16::from(b.dy)
+                    && a.min == b.min
+                    && a.max == b.max
+            })
+    };
+    paths
+        .iter()
+        .map(|(legs, mode, from_rank)| {
+            if from_rank.is_some() {
+                return None;
+            }
+            paths
+                .iter()
+                .position(|(other, m, r)| m == mode && r.is_none() && turned(other, legs))
+        })
+        .collect()
+}
+
 /// The most destinations one path can have from a square: one, or one per length of its
 /// variable leg. Those lengths end on the board but for the last (a citadel), and a line
 /// crosses the board on at most as many squares as the board is long or wide.
@@ -262,7 +288,12 @@ fn most_destinations(geometry: &Geometry, legs: &[Leg]) -> usize {
 
 impl MoveTable {
     /// Compiles the rules of one movement class for a board.
-    pub fn new(geometry: &Geometry, defs: &[MoveDef]) -> Result<MoveTable, String> {
+    /// `steps` is shared by the classes of a board: most directions serve several.
+    pub fn new(
+        geometry: &Geometry,
+        defs: &[MoveDef],
+        steps: &mut Steps,
+    ) -> Result<MoveTable, String> {
         let nsq = geometry.len();
         let mut table = MoveTable {
             nsq,
@@ -314,12 +345,30 @@ impl MoveTable {
                 .sum::<usize>();
         table.targets.reserve_exact(room);
         table.rays.reserve_exact(room);
+        // Most classes move alike for both colours: Black's rays from a square are then
+        // White's, path by path in Black's order, and are copied rather than walked again.
+        let mirror = mirror_paths(&paths);
+        let mut spans: Vec<(Range, Range)> = Vec::new();
+        if mirror.is_some() {
+            spans.reserve_exact(nsq * paths.len());
+        }
         let mut arrival_count = vec![0usize; 2 * nsq];
         let mut captures = 0;
         let mut masked = 0;
         let mut ray: Vec<(Square, Bitboard)> = Vec::new();
-        let mut steps = Steps::new(geometry);
         for color in Color::ALL {
+            if color == Color::Black
+                && let Some(mirror) = &mirror
+            {
+                table.copy_white_rays(mirror, &spans);
+                let (white, black) = table.reach.split_at_mut(nsq);
+                black.copy_from_slice(white);
+                let (white, black) = arrival_count.split_at_mut(nsq);
+                black.copy_from_slice(white);
+                captures *= 2;
+                masked *= 2;
+                continue;
+            }
             let offsets: Vec<Vec<usize>> = paths
                 .iter()
                 .map(|(legs, _, _)| {
@@ -330,6 +379,7 @@ impl MoveTable {
                 .collect();
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
+                let origin = from.bit();
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
                 for ((legs, mode, from_rank), offsets) in paths.iter().zip(&offsets) {
@@ -339,38 +389,46 @@ impl MoveTable {
                     {
                         continue;
                     }
-                    walk(geometry, &steps, offsets, from, legs, &mut ray);
-                    let mut group_start = 0;
-                    while group_start < ray.len() {
-                        let group = monotone_run(&ray[group_start..]);
-                        group_start += group.len();
-                        let ray_start = table.targets.len() as u32;
-                        for (i, &(to, mask)) in group.iter().enumerate() {
-                            if seen.contains(to) {
-                                repeats = true;
-                            }
-                            seen |= to.bit();
-                            let stop = group.get(i + 1).is_some_and(|&(_, next)| next.contains(to));
-                            table.targets.push(Target {
-                                mask,
-                                to,
-                                mode: *mode,
-                                stop,
-                            });
-                            let key = color.index() * nsq + to.index();
-                            table.reach[key] |= from.bit();
-                            arrival_count[key] += 1;
-                            if mode & MODE_CAPTURE != 0 {
-                                captures += 1;
-                            }
-                            if mask.nonempty() {
-                                masked += 1;
-                            }
+                    let first = table.targets.len();
+                    let first_ray = table.rays.len();
+                    if legs.iter().rev().skip(1).all(|l| l.min == l.max) {
+                        extend(
+                            steps,
+                            offsets,
+                            from,
+                            legs,
+                            *mode,
+                            &mut table.targets,
+                            &mut table.rays,
+                        );
+                    } else {
+                        walk(steps, offsets, from, legs, &mut ray);
+                        split(&ray, *mode, &mut table.targets, &mut table.rays);
+                    }
+                    if mirror.is_some() {
+                        spans.push((
+                            Range {
+                                start: first as u32,
+                                end: table.targets.len() as u32,
+                            },
+                            Range {
+                                start: first_ray as u32,
+                                end: table.rays.len() as u32,
+                            },
+                        ));
+                    }
+                    for target in &table.targets[first..] {
+                        if seen.contains(target.to) {
+                            repeats = true;
                         }
-                        table.rays.push(Range {
-                            start: ray_start,
-                            end: table.targets.len() as u32,
-                        });
+                        seen |= target.to.bit();
+                        let key = color.index() * nsq + target.to.index();
+                        table.reach[key] |= origin;
+                        arrival_count[key] += 1;
+                        masked += usize::from(target.mask.nonempty());
+                    }
+                    if mode & MODE_CAPTURE != 0 {
+                        captures += table.targets.len() - first;
                     }
                 }
                 table.by_square.push((
@@ -382,102 +440,186 @@ impl MoveTable {
                 ));
             }
         }
-        // Each square's ways stay in the order found: origins are walked in square order, so
-        // each square's list is sorted by origin. While laid out, a way's `mask` holds the
-        // index of its target.
         let arrival_bounds = bounds(&arrival_count);
-        let mut next = arrival_bounds.clone();
         let none = Way {
             from: 0,
             mode: 0,
             mask: 0,
         };
         let mut ways = vec![none; arrival_bounds[2 * nsq]];
-        for (i, (rays, _)) in table.by_square.iter().enumerate() {
-            let (base, from) = (i / nsq * nsq, (i % nsq) as u8);
-            let rays = &table.rays[rays.start as usize..rays.end as usize];
+        let mut numbers = MaskNumbers::new(masked);
+        table.leaps_only = masked == 0;
+        if table.leaps_only {
+            table.leap_reach.reserve_exact(2 * nsq);
+        }
+        table.reverse_entries.reserve_exact(captures);
+        for color in Color::ALL {
+            // Where Black moves as White, each square has the same ways; in the same order
+            // when each has one way from each origin.
+            if color == Color::Black && mirror.is_some() && table.arrivals.iter().all(|a| a.unique)
+            {
+                table.copy_white_ways(&mut ways);
+                continue;
+            }
+            table.lay_out(color, &arrival_bounds, &mut ways, &mut numbers);
+        }
+        table.arrival_entries = ways;
+        Ok(table)
+    }
+
+    /// Black's rays, targets and squares copied from White's, for a class where Black's path
+    /// `p` walks as White's path `mirror[p]`. `spans` holds, per White square and path, its
+    /// targets and rays.
+    fn copy_white_rays(&mut self, mirror: &[usize], spans: &[(Range, Range)]) {
+        let paths = mirror.len();
+        for from in 0..self.nsq {
+            let start = self.rays.len() as u32;
+            for &q in mirror {
+                let Some(&(targets, rays)) = spans.get(from * paths + q) else {
+                    continue;
+                };
+                // The copies come after every White target.
+                let moved_by = self.targets.len() as u32 - targets.start;
+                // Most spans hold a target or none: a loop costs less than a copy's call.
+                for i in targets.start as usize..targets.end as usize {
+                    let t = self.targets[i];
+                    self.targets.push(t);
+                }
+                for i in rays.start as usize..rays.end as usize {
+                    let r = self.rays[i];
+                    self.rays.push(Range {
+                        start: r.start + moved_by,
+                        end: r.end + moved_by,
+                    });
+                }
+            }
+            let repeats = self.by_square.get(from).is_some_and(|&(_, r)| r);
+            self.by_square.push((
+                Range {
+                    start,
+                    end: self.rays.len() as u32,
+                },
+                repeats,
+            ));
+        }
+    }
+
+    /// Black's ways onto each square copied from White's, for a class where both move alike
+    /// and each square has one way from each origin: the same ways in the same order.
+    fn copy_white_ways(&mut self, ways: &mut [Way]) {
+        let nsq = self.nsq;
+        let half = ways.len() / 2;
+        ways.copy_within(..half, half);
+        let reverse_half = self.reverse_entries.len() as u32;
+        self.reverse_entries.extend_from_within(..);
+        for i in 0..nsq {
+            let a = self.arrivals[i];
+            self.arrivals.push(Arrivals {
+                start: a.start + half as u32,
+                end: a.end + half as u32,
+                ..a
+            });
+            let r = self.reverse[i];
+            self.reverse[nsq + i] = Reverse {
+                start: r.start + reverse_half,
+                end: r.end + reverse_half,
+                ..r
+            };
+        }
+        if self.leaps_only {
+            self.leap_reach.extend_from_within(..);
+        }
+    }
+
+    /// Lays out the ways onto each square for one colour, in the order found: origins are
+    /// walked in square order, so each square's list is sorted by origin. Then one pass over
+    /// each square's ways numbers their masks in the order the ways list them, and gathers
+    /// the origins that move and capture there, whether an origin repeats, and the ways that
+    /// capture (in their order) for attacks.
+    fn lay_out(
+        &mut self,
+        color: Color,
+        arrival_bounds: &[usize],
+        ways: &mut [Way],
+        numbers: &mut MaskNumbers,
+    ) {
+        let nsq = self.nsq;
+        let base = color.index() * nsq;
+        // While laid out, a way's `mask` holds the index of its target.
+        let mut next = arrival_bounds.to_vec();
+        for (from, (rays, _)) in self.by_square[base..base + nsq].iter().enumerate() {
+            let rays = &self.rays[rays.start as usize..rays.end as usize];
             let first = rays.first().map_or(0, |r| r.start as usize);
             let end = rays.last().map_or(0, |r| r.end as usize);
-            for (t, target) in (first..end).zip(&table.targets[first..end]) {
+            for (t, target) in (first..end).zip(&self.targets[first..end]) {
                 let key = base + target.to.index();
                 ways[next[key]] = Way {
-                    from,
+                    from: from as u8,
                     mode: target.mode,
                     mask: t as u32,
                 };
                 next[key] += 1;
             }
         }
-        // The masks are numbered in the order the ways list them.
-        let mut numbers = MaskNumbers::new(masked);
-        for way in &mut ways {
-            let mask = table.targets[way.mask as usize].mask;
-            way.mask = numbers.number(&mut table.masks, mask);
-        }
-        table
-            .arrivals
-            .extend(arrival_bounds.windows(2).map(|b| Arrivals {
-                start: b[0] as u32,
-                end: b[1] as u32,
-                unique: ways[b[0]..b[1]].windows(2).all(|w| w[0].from < w[1].from),
-            }));
-        table.arrival_entries = ways;
-        table.leaps_only = table.arrival_entries.iter().all(|w| w.mask == 0);
-        if table.leaps_only {
-            table.leap_reach = table
-                .arrivals
-                .iter()
-                .map(|r| {
-                    let ways = table
-                        .arrival_entries
-                        .get(r.start as usize..r.end as usize)
-                        .unwrap_or(&[]);
-                    let mut reach = (Bitboard::EMPTY, Bitboard::EMPTY);
-                    for w in ways {
-                        if w.mode & MODE_MOVE != 0 {
-                            reach.0 |= Square(w.from).bit();
-                        }
-                        if w.mode & MODE_CAPTURE != 0 {
-                            reach.1 |= Square(w.from).bit();
-                        }
-                    }
-                    reach
-                })
-                .collect();
-        }
-        // The ways to capture onto a square are its ways that may capture, in their order.
-        table.reverse_entries.reserve_exact(captures);
-        for (reverse, r) in table.reverse.iter_mut().zip(&table.arrivals) {
-            let start = table.reverse_entries.len() as u32;
-            let mut from = Bitboard::EMPTY;
-            let mut pure = true;
-            let mut unique = true;
-            let mut last = None;
-            for w in &table.arrival_entries[r.start as usize..r.end as usize] {
-                if w.mode & MODE_CAPTURE == 0 {
-                    continue;
-                }
-                if last.is_some_and(|l| l >= w.from) {
+        for (b, reverse) in arrival_bounds[base..=base + nsq]
+            .windows(2)
+            .zip(&mut self.reverse[base..base + nsq])
+        {
+            let (start, end) = (b[0], b[1]);
+            let reverse_start = self.reverse_entries.len() as u32;
+            let (mut moves, mut takes) = (Bitboard::EMPTY, Bitboard::EMPTY);
+            // No origin is below -1.
+            let (mut last, mut last_take) = (-1i16, -1i16);
+            let (mut unique, mut unique_takes, mut pure) = (true, true, true);
+            for way in ways.get_mut(start..end).unwrap_or(&mut []) {
+                way.mask = if self.leaps_only {
+                    0
+                } else {
+                    let mask = self
+                        .targets
+                        .get(way.mask as usize)
+                        .map_or(Bitboard::EMPTY, |t| t.mask);
+                    numbers.number(&mut self.masks, mask)
+                };
+                let from = i16::from(way.from);
+                if last >= from {
                     unique = false;
                 }
-                last = Some(w.from);
-                from |= Square(w.from).bit();
-                pure &= w.mask == 0;
-                table.reverse_entries.push(Way {
-                    from: w.from,
-                    mode: MODE_CAPTURE,
-                    mask: w.mask,
-                });
+                last = from;
+                let origin = Square(way.from).bit();
+                if way.mode & MODE_MOVE != 0 {
+                    moves |= origin;
+                }
+                if way.mode & MODE_CAPTURE != 0 {
+                    if last_take >= from {
+                        unique_takes = false;
+                    }
+                    last_take = from;
+                    takes |= origin;
+                    pure &= way.mask == 0;
+                    self.reverse_entries.push(Way {
+                        from: way.from,
+                        mode: MODE_CAPTURE,
+                        mask: way.mask,
+                    });
+                }
+            }
+            self.arrivals.push(Arrivals {
+                start: start as u32,
+                end: end as u32,
+                unique,
+            });
+            if self.leaps_only {
+                self.leap_reach.push((moves, takes));
             }
             *reverse = Reverse {
-                start,
-                end: table.reverse_entries.len() as u32,
-                from,
+                start: reverse_start,
+                end: self.reverse_entries.len() as u32,
+                from: takes,
                 pure,
-                unique,
+                unique: unique_takes,
             };
         }
-        Ok(table)
     }
 
     /// The rays from a square, and whether a destination can be reached by several of them.
@@ -684,8 +826,10 @@ impl MoveTable {
 
 /// Where one step leads from each square, for each direction the legs of a class take for
 /// either colour: walking a path is then a look-up per step, with no coordinates to check.
-struct Steps {
+pub(crate) struct Steps {
     nsq: usize,
+    /// The squares of the board's rectangle: a path may pass only these.
+    main: Bitboard,
     /// The directions tabled so far, as they point for the colour that walks them.
     directions: Vec<(i16, i16)>,
     /// Per direction and square: the square one step leads to, or [`NOWHERE`].
@@ -696,9 +840,11 @@ struct Steps {
 const NOWHERE: u8 = u8::MAX;
 
 impl Steps {
-    fn new(geometry: &Geometry) -> Steps {
+    /// No directions tabled yet, for the board `geometry`.
+    pub(crate) fn new(geometry: &Geometry) -> Steps {
         Steps {
             nsq: geometry.len(),
+            main: geometry.main_squares(),
             directions: Vec::new(),
             next: Vec::new(),
         }
@@ -730,7 +876,6 @@ impl Steps {
 /// the squares that must be empty on the way. `offsets` gives where each leg's steps start in
 /// `steps`.
 fn walk(
-    geometry: &Geometry,
     steps: &Steps,
     offsets: &[usize],
     from: Square,
@@ -762,7 +907,7 @@ fn walk(
         .unwrap_or(legs.len());
     for (leg, &offset) in legs.iter().zip(offsets).take(var) {
         for _ in 0..leg.min {
-            if !walker.step(geometry, steps, offset) {
+            if !walker.step(steps, offset) {
                 return;
             }
         }
@@ -775,7 +920,7 @@ fn walk(
     // Each length of the variable leg extends the one before by a step, so a failure on the
     // way there ends every longer one too; the legs after it are walked for each length.
     for length in 1..=variable.max {
-        if !walker.step(geometry, steps, offset) {
+        if !walker.step(steps, offset) {
             return;
         }
         if length < variable.min {
@@ -784,7 +929,7 @@ fn walk(
         let mut end = walker;
         if after
             .clone()
-            .all(|(leg, &offset)| (0..leg.min).all(|_| end.step(geometry, steps, offset)))
+            .all(|(leg, &offset)| (0..leg.min).all(|_| end.step(steps, offset)))
         {
             end.finish(from, out);
         }
@@ -804,9 +949,9 @@ impl Walker {
     /// One step from `offset` in `steps`; false if it leaves the board or passes a square off
     /// the main board (a citadel is a destination only).
     #[inline]
-    fn step(&mut self, geometry: &Geometry, steps: &Steps, offset: usize) -> bool {
+    fn step(&mut self, steps: &Steps, offset: usize) -> bool {
         if self.moved {
-            if !geometry.is_main(self.at) {
+            if !steps.main.contains(self.at) {
                 return false;
             }
             self.mask |= self.at.bit();
@@ -826,6 +971,112 @@ impl Walker {
         if self.moved && self.at != from && !self.mask.contains(from) {
             out.push((self.at, self.mask));
         }
+    }
+}
+
+/// The rays of a path from `from` whose legs have fixed lengths but for the last, added to
+/// `targets` and `rays`: what [`walk`] and [`split`] give, without the list between. Each
+/// destination is then one step beyond the one before and passes it, so they form one ray
+/// whose blocking sets grow, and each but the last stops it. `offsets` gives where each leg's
+/// steps start in `steps`.
+#[inline]
+fn extend(
+    steps: &Steps,
+    offsets: &[usize],
+    from: Square,
+    legs: &[Leg],
+    mode: u8,
+    targets: &mut Vec<Target>,
+    rays: &mut Vec<Range>,
+) {
+    let start = targets.len();
+    // Most paths are one leap: one look-up, with nothing to pass.
+    if let ([leg], [offset]) = (legs, offsets)
+        && leg.max == 1
+    {
+        if let Some(&to) = steps.next.get(offset + from.index())
+            && to != NOWHERE
+            && to != from.0
+        {
+            targets.push(Target {
+                mask: Bitboard::EMPTY,
+                to: Square(to),
+                mode,
+                stop: false,
+            });
+            rays.push(Range {
+                start: start as u32,
+                end: start as u32 + 1,
+            });
+        }
+        return;
+    }
+    let (Some((last, fixed)), Some((&offset, fixed_offsets))) =
+        (legs.split_last(), offsets.split_last())
+    else {
+        return;
+    };
+    let mut walker = Walker {
+        at: from,
+        mask: Bitboard::EMPTY,
+        moved: false,
+    };
+    for (leg, &offset) in fixed.iter().zip(fixed_offsets) {
+        for _ in 0..leg.min {
+            if !walker.step(steps, offset) {
+                return;
+            }
+        }
+    }
+    for length in 1..=last.max {
+        if !walker.step(steps, offset) {
+            break;
+        }
+        if length < last.min {
+            continue;
+        }
+        // Once a path comes back to its start, every longer one passes it.
+        if walker.at == from || walker.mask.contains(from) {
+            break;
+        }
+        targets.push(Target {
+            mask: walker.mask,
+            to: walker.at,
+            mode,
+            stop: true,
+        });
+    }
+    if let Some(last) = targets.get_mut(start..).and_then(|t| t.last_mut()) {
+        last.stop = false;
+        rays.push(Range {
+            start: start as u32,
+            end: targets.len() as u32,
+        });
+    }
+}
+
+/// The destinations of a path, as [`walk`] gives them, split into rays along which blocking
+/// sets only grow, added to `targets` and `rays`. A destination stops its ray when the next
+/// one passes it.
+fn split(ray: &[(Square, Bitboard)], mode: u8, targets: &mut Vec<Target>, rays: &mut Vec<Range>) {
+    let mut group_start = 0;
+    while group_start < ray.len() {
+        let group = monotone_run(&ray[group_start..]);
+        group_start += group.len();
+        let start = targets.len() as u32;
+        for (i, &(to, mask)) in group.iter().enumerate() {
+            let stop = group.get(i + 1).is_some_and(|&(_, next)| next.contains(to));
+            targets.push(Target {
+                mask,
+                to,
+                mode,
+                stop,
+            });
+        }
+        rays.push(Range {
+            start,
+            end: targets.len() as u32,
+        });
     }
 }
 
@@ -863,7 +1114,7 @@ impl From<Square> for Bitboard {
 mod walk_tests {
     use proptest::prelude::*;
 
-    use super::{Bitboard, Color, Geometry, Leg, Square, Steps, walk};
+    use super::{Bitboard, Color, Geometry, Leg, Square, Steps, Target, extend, split, walk};
 
     /// The walk as the definition reads: each length of the variable leg from the start.
     fn walk_from_scratch(
@@ -957,8 +1208,52 @@ mod walk_tests {
             let offsets: Vec<usize> =
                 legs.iter().map(|leg| steps.offset(&geometry, leg, color)).collect();
             let mut out = Vec::new();
-            walk(&geometry, &steps, &offsets, from, &legs, &mut out);
+            walk(&steps, &offsets, from, &legs, &mut out);
             prop_assert_eq!(out, walk_from_scratch(&geometry, from, color, &legs));
+        }
+
+        #[test]
+        fn extend_gives_the_rays_of_walk_and_split(
+            legs in proptest::collection::vec(leg(), 1..=3),
+            variable in any::<bool>(),
+            square in 0usize..112,
+            white in any::<bool>(),
+            mode in 1u8..=3,
+        ) {
+            // The legs `extend` takes: fixed lengths but for the last.
+            let last = legs.len() - 1;
+            let legs: Vec<Leg> = legs
+                .iter()
+                .enumerate()
+                .map(|(i, l)| if i == last && variable { *l } else { Leg { max: l.min, ..*l } })
+                .collect();
+            let geometry = Geometry::new(
+                11,
+                10,
+                &[
+                    ("wc".to_string(), Color::White, 12, 2),
+                    ("bc".to_string(), Color::Black, 0, 9),
+                ],
+            )
+            .unwrap();
+            let from = Square(square as u8);
+            let color = if white { Color::White } else { Color::Black };
+            let mut steps = Steps::new(&geometry);
+            let offsets: Vec<usize> =
+                legs.iter().map(|leg| steps.offset(&geometry, leg, color)).collect();
+            let seen = |targets: &[Target], rays: &[super::Range]| {
+                let targets: Vec<_> =
+                    targets.iter().map(|t| (t.to, t.mask, t.mode, t.stop)).collect();
+                let rays: Vec<_> = rays.iter().map(|r| (r.start, r.end)).collect();
+                (targets, rays)
+            };
+            let (mut targets, mut rays) = (Vec::new(), Vec::new());
+            extend(&steps, &offsets, from, &legs, mode, &mut targets, &mut rays);
+            let mut out = Vec::new();
+            walk(&steps, &offsets, from, &legs, &mut out);
+            let (mut walked, mut walked_rays) = (Vec::new(), Vec::new());
+            split(&out, mode, &mut walked, &mut walked_rays);
+            prop_assert_eq!(seen(&targets, &rays), seen(&walked, &walked_rays));
         }
     }
 }

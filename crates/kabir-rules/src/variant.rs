@@ -275,9 +275,10 @@ impl Variant {
         let (mut kinds, class_defs) = piece_kinds(&def).map_err(part(K::Piece))?;
         let symbols = symbol_table(&kinds).map_err(part(K::Piece))?;
         set_promotions(&def, &mut kinds).map_err(part(K::Promotion))?;
+        let mut steps = movement::Steps::new(&geometry);
         let tables = class_defs
             .iter()
-            .map(|d| MoveTable::new(&geometry, d))
+            .map(|d| MoveTable::new(&geometry, d, &mut steps))
             .collect::<Result<Vec<_>, _>>()
             .map_err(part(K::Piece))?;
         let rules = resolve_rules(&def, &geometry, &kinds).map_err(part(K::Rules))?;
