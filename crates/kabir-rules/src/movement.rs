@@ -96,6 +96,8 @@ pub(crate) struct MoveTable {
     arrival_entries: Vec<Way>,
     /// Whether any rule of the class can capture (a move-only class never attacks).
     pub captures: bool,
+    /// The class moves alike for both colours: Black's ways onto each square are White's.
+    pub alike: bool,
     /// Every way is a leap (needs no empty squares): then `leap_reach` answers for a piece
     /// without a look-up of its way.
     leaps_only: bool,
@@ -307,6 +309,7 @@ impl MoveTable {
             arrivals: Vec::with_capacity(2 * nsq),
             arrival_entries: Vec::new(),
             captures: defs.iter().any(|d| d.mode != MoveMode::Move),
+            alike: false,
             leaps_only: false,
             leap_reach: Vec::new(),
         };
@@ -348,6 +351,12 @@ impl MoveTable {
         // Most classes move alike for both colours: Black's rays from a square are then
         // White's, path by path in Black's order, and are copied rather than walked again.
         let mirror = mirror_paths(&paths);
+        table.alike = mirror.is_some();
+        // The paths `extend` walks: fixed lengths but for the last leg.
+        let direct: Vec<bool> = paths
+            .iter()
+            .map(|(legs, _, _)| legs.iter().rev().skip(1).all(|l| l.min == l.max))
+            .collect();
         let mut spans: Vec<(Range, Range)> = Vec::new();
         if mirror.is_some() {
             spans.reserve_exact(nsq * paths.len());
@@ -361,8 +370,6 @@ impl MoveTable {
                 && let Some(mirror) = &mirror
             {
                 table.copy_white_rays(mirror, &spans);
-                let (white, black) = table.reach.split_at_mut(nsq);
-                black.copy_from_slice(white);
                 let (white, black) = arrival_count.split_at_mut(nsq);
                 black.copy_from_slice(white);
                 captures *= 2;
@@ -379,10 +386,11 @@ impl MoveTable {
                 .collect();
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
-                let origin = from.bit();
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
-                for ((legs, mode, from_rank), offsets) in paths.iter().zip(&offsets) {
+                for (((legs, mode, from_rank), offsets), &direct) in
+                    paths.iter().zip(&offsets).zip(&direct)
+                {
                     if let Some(r) = from_rank
                         && (!geometry.is_main(from)
                             || geometry.rank(from) != geometry.relative_rank(color, *r as i8))
@@ -391,7 +399,7 @@ impl MoveTable {
                     }
                     let first = table.targets.len();
                     let first_ray = table.rays.len();
-                    if legs.iter().rev().skip(1).all(|l| l.min == l.max) {
+                    if direct {
                         extend(
                             steps,
                             offsets,
@@ -422,9 +430,7 @@ impl MoveTable {
                             repeats = true;
                         }
                         seen |= target.to.bit();
-                        let key = color.index() * nsq + target.to.index();
-                        table.reach[key] |= origin;
-                        arrival_count[key] += 1;
+                        arrival_count[color.index() * nsq + target.to.index()] += 1;
                         masked += usize::from(target.mask.nonempty());
                     }
                     if mode & MODE_CAPTURE != 0 {
@@ -447,7 +453,8 @@ impl MoveTable {
             mask: 0,
         };
         let mut ways = vec![none; arrival_bounds[2 * nsq]];
-        let mut numbers = MaskNumbers::new(masked);
+        // Black's masks, where copied, are White's: only White's need room.
+        let mut numbers = MaskNumbers::new(if mirror.is_some() { masked / 2 } else { masked });
         table.leaps_only = masked == 0;
         if table.leaps_only {
             table.leap_reach.reserve_exact(2 * nsq);
@@ -474,17 +481,18 @@ impl MoveTable {
         let paths = mirror.len();
         for from in 0..self.nsq {
             let start = self.rays.len() as u32;
+            let row = spans.get(from * paths..(from + 1) * paths).unwrap_or(&[]);
             for &q in mirror {
-                let Some(&(targets, rays)) = spans.get(from * paths + q) else {
+                let Some(&(targets, rays)) = row.get(q) else {
                     continue;
                 };
+                if targets.start == targets.end {
+                    continue;
+                }
                 // The copies come after every White target.
                 let moved_by = self.targets.len() as u32 - targets.start;
-                // Most spans hold a target or none: a loop costs less than a copy's call.
-                for i in targets.start as usize..targets.end as usize {
-                    let t = self.targets[i];
-                    self.targets.push(t);
-                }
+                self.targets
+                    .extend_from_within(targets.start as usize..targets.end as usize);
                 for i in rays.start as usize..rays.end as usize {
                     let r = self.rays[i];
                     self.rays.push(Range {
@@ -529,6 +537,8 @@ impl MoveTable {
         if self.leaps_only {
             self.leap_reach.extend_from_within(..);
         }
+        let (white, black) = self.reach.split_at_mut(nsq);
+        black.copy_from_slice(white);
     }
 
     /// Lays out the ways onto each square for one colour, in the order found: origins are
@@ -561,9 +571,27 @@ impl MoveTable {
                 next[key] += 1;
             }
         }
-        for (b, reverse) in arrival_bounds[base..=base + nsq]
+        let ways = ways
+            .get_mut(arrival_bounds[base]..arrival_bounds[base + nsq])
+            .unwrap_or(&mut []);
+        if self.leaps_only {
+            for way in ways.iter_mut() {
+                way.mask = 0;
+            }
+        } else {
+            for way in ways.iter_mut() {
+                let mask = self
+                    .targets
+                    .get(way.mask as usize)
+                    .map_or(Bitboard::EMPTY, |t| t.mask);
+                way.mask = numbers.number(&mut self.masks, mask);
+            }
+        }
+        let first = arrival_bounds[base];
+        for ((b, reverse), reach) in arrival_bounds[base..=base + nsq]
             .windows(2)
             .zip(&mut self.reverse[base..base + nsq])
+            .zip(&mut self.reach[base..base + nsq])
         {
             let (start, end) = (b[0], b[1]);
             let reverse_start = self.reverse_entries.len() as u32;
@@ -571,29 +599,16 @@ impl MoveTable {
             // No origin is below -1.
             let (mut last, mut last_take) = (-1i16, -1i16);
             let (mut unique, mut unique_takes, mut pure) = (true, true, true);
-            for way in ways.get_mut(start..end).unwrap_or(&mut []) {
-                way.mask = if self.leaps_only {
-                    0
-                } else {
-                    let mask = self
-                        .targets
-                        .get(way.mask as usize)
-                        .map_or(Bitboard::EMPTY, |t| t.mask);
-                    numbers.number(&mut self.masks, mask)
-                };
+            for way in ways.get(start - first..end - first).unwrap_or(&[]) {
                 let from = i16::from(way.from);
-                if last >= from {
-                    unique = false;
-                }
+                unique &= last < from;
                 last = from;
                 let origin = Square(way.from).bit();
                 if way.mode & MODE_MOVE != 0 {
                     moves |= origin;
                 }
                 if way.mode & MODE_CAPTURE != 0 {
-                    if last_take >= from {
-                        unique_takes = false;
-                    }
+                    unique_takes &= last_take < from;
                     last_take = from;
                     takes |= origin;
                     pure &= way.mask == 0;
@@ -609,6 +624,8 @@ impl MoveTable {
                 end: end as u32,
                 unique,
             });
+            // Every way moves or captures.
+            *reach = moves | takes;
             if self.leaps_only {
                 self.leap_reach.push((moves, takes));
             }
