@@ -303,9 +303,9 @@ impl MoveTable {
             rays: Vec::new(),
             by_square: Vec::with_capacity(2 * nsq),
             reverse_entries: Vec::new(),
-            reverse: vec![Reverse::default(); 2 * nsq],
+            reverse: Vec::with_capacity(2 * nsq),
             masks: vec![Bitboard::EMPTY],
-            reach: vec![Bitboard::EMPTY; 2 * nsq],
+            reach: Vec::with_capacity(2 * nsq),
             arrivals: Vec::with_capacity(2 * nsq),
             arrival_entries: Vec::new(),
             captures: defs.iter().any(|d| d.mode != MoveMode::Move),
@@ -365,11 +365,12 @@ impl MoveTable {
         let mut captures = 0;
         let mut masked = 0;
         let mut ray: Vec<(Square, Bitboard)> = Vec::new();
+        let mut leaps: Vec<Option<(usize, u8)>> = Vec::new();
         for color in Color::ALL {
             if color == Color::Black
                 && let Some(mirror) = &mirror
             {
-                table.copy_white_rays(mirror, &spans);
+                table.copy_white_rays(mirror, &spans, steps, &leaps);
                 let (white, black) = arrival_count.split_at_mut(nsq);
                 black.copy_from_slice(white);
                 captures *= 2;
@@ -384,8 +385,21 @@ impl MoveTable {
                         .collect()
                 })
                 .collect();
+            if color == Color::White {
+                leaps = paths
+                    .iter()
+                    .zip(&offsets)
+                    .map(
+                        |((legs, mode, _), offsets)| match (legs.as_slice(), offsets.as_slice()) {
+                            ([leg], [offset]) if leg.max == 1 => Some((*offset, *mode)),
+                            _ => None,
+                        },
+                    )
+                    .collect();
+            }
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
+                let square_start = table.targets.len();
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
                 for (((legs, mode, from_rank), offsets), &direct) in
@@ -413,6 +427,7 @@ impl MoveTable {
                         walk(steps, offsets, from, legs, &mut ray);
                         split(&ray, *mode, &mut table.targets, &mut table.rays);
                     }
+                    // No path is left out where Black's are copied: one span per path.
                     if mirror.is_some() {
                         spans.push((
                             Range {
@@ -425,17 +440,17 @@ impl MoveTable {
                             },
                         ));
                     }
-                    for target in &table.targets[first..] {
-                        if seen.contains(target.to) {
-                            repeats = true;
-                        }
-                        seen |= target.to.bit();
-                        arrival_count[color.index() * nsq + target.to.index()] += 1;
-                        masked += usize::from(target.mask.nonempty());
-                    }
                     if mode & MODE_CAPTURE != 0 {
                         captures += table.targets.len() - first;
                     }
+                }
+                for target in &table.targets[square_start..] {
+                    if seen.contains(target.to) {
+                        repeats = true;
+                    }
+                    seen |= target.to.bit();
+                    arrival_count[color.index() * nsq + target.to.index()] += 1;
+                    masked += usize::from(target.mask.nonempty());
                 }
                 table.by_square.push((
                     Range {
@@ -452,7 +467,9 @@ impl MoveTable {
             mode: 0,
             mask: 0,
         };
-        let mut ways = vec![none; arrival_bounds[2 * nsq]];
+        // Each colour's part is filled when laid out, or copied.
+        let mut ways = Vec::with_capacity(arrival_bounds[2 * nsq]);
+        let both = paths.iter().all(|p| p.1 == MODE_MOVE | MODE_CAPTURE);
         // Black's masks, where copied, are White's: only White's need room.
         let mut numbers = MaskNumbers::new(if mirror.is_some() { masked / 2 } else { masked });
         table.leaps_only = masked == 0;
@@ -468,7 +485,8 @@ impl MoveTable {
                 table.copy_white_ways(&mut ways);
                 continue;
             }
-            table.lay_out(color, &arrival_bounds, &mut ways, &mut numbers);
+            ways.resize(arrival_bounds[(color.index() + 1) * nsq], none);
+            table.lay_out(color, &arrival_bounds, &mut ways, &mut numbers, both);
         }
         table.arrival_entries = ways;
         Ok(table)
@@ -476,13 +494,40 @@ impl MoveTable {
 
     /// Black's rays, targets and squares copied from White's, for a class where Black's path
     /// `p` walks as White's path `mirror[p]`. `spans` holds, per White square and path, its
-    /// targets and rays.
-    fn copy_white_rays(&mut self, mirror: &[usize], spans: &[(Range, Range)]) {
+    /// targets and rays; `leaps`, per White path that is one leap, where its steps start in
+    /// `steps` and its mode.
+    fn copy_white_rays(
+        &mut self,
+        mirror: &[usize],
+        spans: &[(Range, Range)],
+        steps: &Steps,
+        leaps: &[Option<(usize, u8)>],
+    ) {
         let paths = mirror.len();
         for from in 0..self.nsq {
             let start = self.rays.len() as u32;
             let row = spans.get(from * paths..(from + 1) * paths).unwrap_or(&[]);
             for &q in mirror {
+                // A leap is one look-up: cheaper to take again than to copy.
+                if let Some(&Some((offset, mode))) = leaps.get(q) {
+                    if let Some(&to) = steps.next.get(offset + from)
+                        && to != NOWHERE
+                        && usize::from(to) != from
+                    {
+                        let start = self.targets.len() as u32;
+                        self.targets.push(Target {
+                            mask: Bitboard::EMPTY,
+                            to: Square(to),
+                            mode,
+                            stop: false,
+                        });
+                        self.rays.push(Range {
+                            start,
+                            end: start + 1,
+                        });
+                    }
+                    continue;
+                }
                 let Some(&(targets, rays)) = row.get(q) else {
                     continue;
                 };
@@ -514,10 +559,10 @@ impl MoveTable {
 
     /// Black's ways onto each square copied from White's, for a class where both move alike
     /// and each square has one way from each origin: the same ways in the same order.
-    fn copy_white_ways(&mut self, ways: &mut [Way]) {
+    fn copy_white_ways(&mut self, ways: &mut Vec<Way>) {
         let nsq = self.nsq;
-        let half = ways.len() / 2;
-        ways.copy_within(..half, half);
+        let half = ways.len();
+        ways.extend_from_within(..);
         let reverse_half = self.reverse_entries.len() as u32;
         self.reverse_entries.extend_from_within(..);
         for i in 0..nsq {
@@ -528,30 +573,30 @@ impl MoveTable {
                 ..a
             });
             let r = self.reverse[i];
-            self.reverse[nsq + i] = Reverse {
+            self.reverse.push(Reverse {
                 start: r.start + reverse_half,
                 end: r.end + reverse_half,
                 ..r
-            };
+            });
         }
         if self.leaps_only {
             self.leap_reach.extend_from_within(..);
         }
-        let (white, black) = self.reach.split_at_mut(nsq);
-        black.copy_from_slice(white);
+        self.reach.extend_from_within(..);
     }
 
     /// Lays out the ways onto each square for one colour, in the order found: origins are
     /// walked in square order, so each square's list is sorted by origin. Then one pass over
     /// each square's ways numbers their masks in the order the ways list them, and gathers
     /// the origins that move and capture there, whether an origin repeats, and the ways that
-    /// capture (in their order) for attacks.
+    /// capture (in their order) for attacks. `both` says every way both moves and captures.
     fn lay_out(
         &mut self,
         color: Color,
         arrival_bounds: &[usize],
         ways: &mut [Way],
         numbers: &mut MaskNumbers,
+        both: bool,
     ) {
         let nsq = self.nsq;
         let base = color.index() * nsq;
@@ -588,18 +633,31 @@ impl MoveTable {
             }
         }
         let first = arrival_bounds[base];
-        for ((b, reverse), reach) in arrival_bounds[base..=base + nsq]
-            .windows(2)
-            .zip(&mut self.reverse[base..base + nsq])
-            .zip(&mut self.reach[base..base + nsq])
-        {
+        for b in arrival_bounds[base..=base + nsq].windows(2) {
             let (start, end) = (b[0], b[1]);
             let reverse_start = self.reverse_entries.len() as u32;
             let (mut moves, mut takes) = (Bitboard::EMPTY, Bitboard::EMPTY);
             // No origin is below -1.
             let (mut last, mut last_take) = (-1i16, -1i16);
             let (mut unique, mut unique_takes, mut pure) = (true, true, true);
-            for way in ways.get(start - first..end - first).unwrap_or(&[]) {
+            let here = ways.get(start - first..end - first).unwrap_or(&[]);
+            if both {
+                // Every way both moves and captures: each is also a way to capture.
+                for way in here {
+                    let from = i16::from(way.from);
+                    unique &= last < from;
+                    last = from;
+                    moves |= Square(way.from).bit();
+                    pure &= way.mask == 0;
+                }
+                takes = moves;
+                unique_takes = unique;
+                self.reverse_entries.extend(here.iter().map(|w| Way {
+                    mode: MODE_CAPTURE,
+                    ..*w
+                }));
+            }
+            for way in if both { &[] } else { here } {
                 let from = i16::from(way.from);
                 unique &= last < from;
                 last = from;
@@ -625,17 +683,17 @@ impl MoveTable {
                 unique,
             });
             // Every way moves or captures.
-            *reach = moves | takes;
+            self.reach.push(moves | takes);
             if self.leaps_only {
                 self.leap_reach.push((moves, takes));
             }
-            *reverse = Reverse {
+            self.reverse.push(Reverse {
                 start: reverse_start,
                 end: self.reverse_entries.len() as u32,
                 from: takes,
                 pure,
                 unique: unique_takes,
-            };
+            });
         }
     }
 
