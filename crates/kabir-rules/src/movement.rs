@@ -385,25 +385,25 @@ impl MoveTable {
                         .collect()
                 })
                 .collect();
-            if color == Color::White {
-                leaps = paths
-                    .iter()
-                    .zip(&offsets)
-                    .map(
-                        |((legs, mode, _), offsets)| match (legs.as_slice(), offsets.as_slice()) {
-                            ([leg], [offset]) if leg.max == 1 => Some((*offset, *mode)),
-                            _ => None,
-                        },
-                    )
-                    .collect();
-            }
+            // Most paths are one leap: one look-up, with nothing to pass. Black's copies
+            // use White's.
+            leaps = paths
+                .iter()
+                .zip(&offsets)
+                .map(
+                    |((legs, mode, _), offsets)| match (legs.as_slice(), offsets.as_slice()) {
+                        ([leg], [offset]) if leg.max == 1 => Some((*offset, *mode)),
+                        _ => None,
+                    },
+                )
+                .collect();
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
                 let square_start = table.targets.len();
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
-                for (((legs, mode, from_rank), offsets), &direct) in
-                    paths.iter().zip(&offsets).zip(&direct)
+                for ((((legs, mode, from_rank), offsets), &direct), &leap) in
+                    paths.iter().zip(&offsets).zip(&direct).zip(&leaps)
                 {
                     if let Some(r) = from_rank
                         && (!geometry.is_main(from)
@@ -413,7 +413,23 @@ impl MoveTable {
                     }
                     let first = table.targets.len();
                     let first_ray = table.rays.len();
-                    if direct {
+                    if let Some((offset, _)) = leap {
+                        if let Some(&to) = steps.next.get(offset + from.index())
+                            && to != NOWHERE
+                            && to != from.0
+                        {
+                            table.targets.push(Target {
+                                mask: Bitboard::EMPTY,
+                                to: Square(to),
+                                mode: *mode,
+                                stop: false,
+                            });
+                            table.rays.push(Range {
+                                start: first as u32,
+                                end: first as u32 + 1,
+                            });
+                        }
+                    } else if direct {
                         extend(
                             steps,
                             offsets,
@@ -427,8 +443,9 @@ impl MoveTable {
                         walk(steps, offsets, from, legs, &mut ray);
                         split(&ray, *mode, &mut table.targets, &mut table.rays);
                     }
-                    // No path is left out where Black's are copied: one span per path.
-                    if mirror.is_some() {
+                    // No path is left out where Black's are copied: one span per path that
+                    // is not a leap.
+                    if mirror.is_some() && leap.is_none() {
                         spans.push((
                             Range {
                                 start: first as u32,
@@ -493,9 +510,9 @@ impl MoveTable {
     }
 
     /// Black's rays, targets and squares copied from White's, for a class where Black's path
-    /// `p` walks as White's path `mirror[p]`. `spans` holds, per White square and path, its
-    /// targets and rays; `leaps`, per White path that is one leap, where its steps start in
-    /// `steps` and its mode.
+    /// `p` walks as White's path `mirror[p]`. `leaps` holds, per White path that is one leap,
+    /// where its steps start in `steps` and its mode; `spans`, per White square and other
+    /// path, its targets and rays.
     fn copy_white_rays(
         &mut self,
         mirror: &[usize],
@@ -503,10 +520,18 @@ impl MoveTable {
         steps: &Steps,
         leaps: &[Option<(usize, u8)>],
     ) {
-        let paths = mirror.len();
+        // The place of each path's span among those of a square.
+        let mut span_of = vec![0; leaps.len()];
+        let mut walked = 0;
+        for (q, leap) in leaps.iter().enumerate() {
+            if leap.is_none() {
+                span_of[q] = walked;
+                walked += 1;
+            }
+        }
         for from in 0..self.nsq {
             let start = self.rays.len() as u32;
-            let row = spans.get(from * paths..(from + 1) * paths).unwrap_or(&[]);
+            let row = spans.get(from * walked..(from + 1) * walked).unwrap_or(&[]);
             for &q in mirror {
                 // A leap is one look-up: cheaper to take again than to copy.
                 if let Some(&Some((offset, mode))) = leaps.get(q) {
@@ -528,7 +553,7 @@ impl MoveTable {
                     }
                     continue;
                 }
-                let Some(&(targets, rays)) = row.get(q) else {
+                let Some(&(targets, rays)) = span_of.get(q).and_then(|&i| row.get(i)) else {
                     continue;
                 };
                 if targets.start == targets.end {
@@ -601,13 +626,13 @@ impl MoveTable {
         let nsq = self.nsq;
         let base = color.index() * nsq;
         // While laid out, a way's `mask` holds the index of its target.
-        let mut next = arrival_bounds.to_vec();
+        let mut next = arrival_bounds[base..base + nsq].to_vec();
         for (from, (rays, _)) in self.by_square[base..base + nsq].iter().enumerate() {
             let rays = &self.rays[rays.start as usize..rays.end as usize];
             let first = rays.first().map_or(0, |r| r.start as usize);
             let end = rays.last().map_or(0, |r| r.end as usize);
             for (t, target) in (first..end).zip(&self.targets[first..end]) {
-                let key = base + target.to.index();
+                let key = target.to.index();
                 ways[next[key]] = Way {
                     from: from as u8,
                     mode: target.mode,
