@@ -96,6 +96,8 @@ pub(crate) struct MoveTable {
     arrival_entries: Vec<Way>,
     /// Whether any rule of the class can capture (a move-only class never attacks).
     pub captures: bool,
+    /// The class moves alike for both colours: Black's ways onto each square are White's.
+    pub alike: bool,
     /// Every way is a leap (needs no empty squares): then `leap_reach` answers for a piece
     /// without a look-up of its way.
     leaps_only: bool,
@@ -250,6 +252,32 @@ impl MaskNumbers {
     }
 }
 
+/// For a class that moves alike for both colours, the White path each of Black's paths
+/// walks as: the one turned over, with the same mode. `None` when one has no such twin, or
+/// starts on a given rank (the ranks differ by colour).
+fn mirror_paths(paths: &[(Vec<Leg>, u8, Option<u8>)]) -> Option<Vec<usize>> {
+    let turned = |a: &[Leg], b: &[Leg]| {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(a, b)| {
+                a.dx == b.dx
+                    && i16::from(a.dy) == -i16::from(b.dy)
+                    && a.min == b.min
+                    && a.max == b.max
+            })
+    };
+    paths
+        .iter()
+        .map(|(legs, mode, from_rank)| {
+            if from_rank.is_some() {
+                return None;
+            }
+            paths
+                .iter()
+                .position(|(other, m, r)| m == mode && r.is_none() && turned(other, legs))
+        })
+        .collect()
+}
+
 /// The most destinations one path can have from a square: one, or one per length of its
 /// variable leg. Those lengths end on the board but for the last (a citadel), and a line
 /// crosses the board on at most as many squares as the board is long or wide.
@@ -262,7 +290,12 @@ fn most_destinations(geometry: &Geometry, legs: &[Leg]) -> usize {
 
 impl MoveTable {
     /// Compiles the rules of one movement class for a board.
-    pub fn new(geometry: &Geometry, defs: &[MoveDef]) -> Result<MoveTable, String> {
+    /// `steps` is shared by the classes of a board: most directions serve several.
+    pub fn new(
+        geometry: &Geometry,
+        defs: &[MoveDef],
+        steps: &mut Steps,
+    ) -> Result<MoveTable, String> {
         let nsq = geometry.len();
         let mut table = MoveTable {
             nsq,
@@ -270,12 +303,13 @@ impl MoveTable {
             rays: Vec::new(),
             by_square: Vec::with_capacity(2 * nsq),
             reverse_entries: Vec::new(),
-            reverse: vec![Reverse::default(); 2 * nsq],
+            reverse: Vec::with_capacity(2 * nsq),
             masks: vec![Bitboard::EMPTY],
-            reach: vec![Bitboard::EMPTY; 2 * nsq],
+            reach: Vec::with_capacity(2 * nsq),
             arrivals: Vec::with_capacity(2 * nsq),
             arrival_entries: Vec::new(),
             captures: defs.iter().any(|d| d.mode != MoveMode::Move),
+            alike: false,
             leaps_only: false,
             leap_reach: Vec::new(),
         };
@@ -314,12 +348,35 @@ impl MoveTable {
                 .sum::<usize>();
         table.targets.reserve_exact(room);
         table.rays.reserve_exact(room);
+        // Most classes move alike for both colours: Black's rays from a square are then
+        // White's, path by path in Black's order, and are copied rather than walked again.
+        let mirror = mirror_paths(&paths);
+        table.alike = mirror.is_some();
+        // The paths `extend` walks: fixed lengths but for the last leg.
+        let direct: Vec<bool> = paths
+            .iter()
+            .map(|(legs, _, _)| legs.iter().rev().skip(1).all(|l| l.min == l.max))
+            .collect();
+        let mut spans: Vec<(Range, Range)> = Vec::new();
+        if mirror.is_some() {
+            spans.reserve_exact(nsq * paths.len());
+        }
         let mut arrival_count = vec![0usize; 2 * nsq];
         let mut captures = 0;
         let mut masked = 0;
         let mut ray: Vec<(Square, Bitboard)> = Vec::new();
-        let mut steps = Steps::new(geometry);
+        let mut leaps: Vec<Option<(usize, u8)>> = Vec::new();
         for color in Color::ALL {
+            if color == Color::Black
+                && let Some(mirror) = &mirror
+            {
+                table.copy_white_rays(mirror, &spans, steps, &leaps);
+                let (white, black) = arrival_count.split_at_mut(nsq);
+                black.copy_from_slice(white);
+                captures *= 2;
+                masked *= 2;
+                continue;
+            }
             let offsets: Vec<Vec<usize>> = paths
                 .iter()
                 .map(|(legs, _, _)| {
@@ -328,50 +385,89 @@ impl MoveTable {
                         .collect()
                 })
                 .collect();
+            // Most paths are one leap: one look-up, with nothing to pass. Black's copies
+            // use White's.
+            leaps = paths
+                .iter()
+                .zip(&offsets)
+                .map(
+                    |((legs, mode, _), offsets)| match (legs.as_slice(), offsets.as_slice()) {
+                        ([leg], [offset]) if leg.max == 1 => Some((*offset, *mode)),
+                        _ => None,
+                    },
+                )
+                .collect();
             for from in geometry.squares() {
                 let start = table.rays.len() as u32;
+                let square_start = table.targets.len();
                 let mut seen = Bitboard::EMPTY;
                 let mut repeats = false;
-                for ((legs, mode, from_rank), offsets) in paths.iter().zip(&offsets) {
+                for ((((legs, mode, from_rank), offsets), &direct), &leap) in
+                    paths.iter().zip(&offsets).zip(&direct).zip(&leaps)
+                {
                     if let Some(r) = from_rank
                         && (!geometry.is_main(from)
                             || geometry.rank(from) != geometry.relative_rank(color, *r as i8))
                     {
                         continue;
                     }
-                    walk(geometry, &steps, offsets, from, legs, &mut ray);
-                    let mut group_start = 0;
-                    while group_start < ray.len() {
-                        let group = monotone_run(&ray[group_start..]);
-                        group_start += group.len();
-                        let ray_start = table.targets.len() as u32;
-                        for (i, &(to, mask)) in group.iter().enumerate() {
-                            if seen.contains(to) {
-                                repeats = true;
-                            }
-                            seen |= to.bit();
-                            let stop = group.get(i + 1).is_some_and(|&(_, next)| next.contains(to));
+                    let first = table.targets.len();
+                    let first_ray = table.rays.len();
+                    if let Some((offset, _)) = leap {
+                        if let Some(&to) = steps.next.get(offset + from.index())
+                            && to != NOWHERE
+                            && to != from.0
+                        {
                             table.targets.push(Target {
-                                mask,
-                                to,
+                                mask: Bitboard::EMPTY,
+                                to: Square(to),
                                 mode: *mode,
-                                stop,
+                                stop: false,
                             });
-                            let key = color.index() * nsq + to.index();
-                            table.reach[key] |= from.bit();
-                            arrival_count[key] += 1;
-                            if mode & MODE_CAPTURE != 0 {
-                                captures += 1;
-                            }
-                            if mask.nonempty() {
-                                masked += 1;
-                            }
+                            table.rays.push(Range {
+                                start: first as u32,
+                                end: first as u32 + 1,
+                            });
                         }
-                        table.rays.push(Range {
-                            start: ray_start,
-                            end: table.targets.len() as u32,
-                        });
+                    } else if direct {
+                        extend(
+                            steps,
+                            offsets,
+                            from,
+                            legs,
+                            *mode,
+                            &mut table.targets,
+                            &mut table.rays,
+                        );
+                    } else {
+                        walk(steps, offsets, from, legs, &mut ray);
+                        split(&ray, *mode, &mut table.targets, &mut table.rays);
                     }
+                    // No path is left out where Black's are copied: one span per path that
+                    // is not a leap.
+                    if mirror.is_some() && leap.is_none() {
+                        spans.push((
+                            Range {
+                                start: first as u32,
+                                end: table.targets.len() as u32,
+                            },
+                            Range {
+                                start: first_ray as u32,
+                                end: table.rays.len() as u32,
+                            },
+                        ));
+                    }
+                    if mode & MODE_CAPTURE != 0 {
+                        captures += table.targets.len() - first;
+                    }
+                }
+                for target in &table.targets[square_start..] {
+                    if seen.contains(target.to) {
+                        repeats = true;
+                    }
+                    seen |= target.to.bit();
+                    arrival_count[color.index() * nsq + target.to.index()] += 1;
+                    masked += usize::from(target.mask.nonempty());
                 }
                 table.by_square.push((
                     Range {
@@ -382,102 +478,248 @@ impl MoveTable {
                 ));
             }
         }
-        // Each square's ways stay in the order found: origins are walked in square order, so
-        // each square's list is sorted by origin. While laid out, a way's `mask` holds the
-        // index of its target.
         let arrival_bounds = bounds(&arrival_count);
-        let mut next = arrival_bounds.clone();
         let none = Way {
             from: 0,
             mode: 0,
             mask: 0,
         };
-        let mut ways = vec![none; arrival_bounds[2 * nsq]];
-        for (i, (rays, _)) in table.by_square.iter().enumerate() {
-            let (base, from) = (i / nsq * nsq, (i % nsq) as u8);
-            let rays = &table.rays[rays.start as usize..rays.end as usize];
+        // Each colour's part is filled when laid out, or copied.
+        let mut ways = Vec::with_capacity(arrival_bounds[2 * nsq]);
+        let both = paths.iter().all(|p| p.1 == MODE_MOVE | MODE_CAPTURE);
+        // Black's masks, where copied, are White's: only White's need room.
+        let mut numbers = MaskNumbers::new(if mirror.is_some() { masked / 2 } else { masked });
+        table.leaps_only = masked == 0;
+        if table.leaps_only {
+            table.leap_reach.reserve_exact(2 * nsq);
+        }
+        table.reverse_entries.reserve_exact(captures);
+        for color in Color::ALL {
+            // Where Black moves as White, each square has the same ways; in the same order
+            // when each has one way from each origin.
+            if color == Color::Black && mirror.is_some() && table.arrivals.iter().all(|a| a.unique)
+            {
+                table.copy_white_ways(&mut ways);
+                continue;
+            }
+            ways.resize(arrival_bounds[(color.index() + 1) * nsq], none);
+            table.lay_out(color, &arrival_bounds, &mut ways, &mut numbers, both);
+        }
+        table.arrival_entries = ways;
+        Ok(table)
+    }
+
+    /// Black's rays, targets and squares copied from White's, for a class where Black's path
+    /// `p` walks as White's path `mirror[p]`. `leaps` holds, per White path that is one leap,
+    /// where its steps start in `steps` and its mode; `spans`, per White square and other
+    /// path, its targets and rays.
+    fn copy_white_rays(
+        &mut self,
+        mirror: &[usize],
+        spans: &[(Range, Range)],
+        steps: &Steps,
+        leaps: &[Option<(usize, u8)>],
+    ) {
+        // The place of each path's span among those of a square.
+        let mut span_of = vec![0; leaps.len()];
+        let mut walked = 0;
+        for (q, leap) in leaps.iter().enumerate() {
+            if leap.is_none() {
+                span_of[q] = walked;
+                walked += 1;
+            }
+        }
+        for from in 0..self.nsq {
+            let start = self.rays.len() as u32;
+            let row = spans.get(from * walked..(from + 1) * walked).unwrap_or(&[]);
+            for &q in mirror {
+                // A leap is one look-up: cheaper to take again than to copy.
+                if let Some(&Some((offset, mode))) = leaps.get(q) {
+                    if let Some(&to) = steps.next.get(offset + from)
+                        && to != NOWHERE
+                        && usize::from(to) != from
+                    {
+                        let start = self.targets.len() as u32;
+                        self.targets.push(Target {
+                            mask: Bitboard::EMPTY,
+                            to: Square(to),
+                            mode,
+                            stop: false,
+                        });
+                        self.rays.push(Range {
+                            start,
+                            end: start + 1,
+                        });
+                    }
+                    continue;
+                }
+                let Some(&(targets, rays)) = span_of.get(q).and_then(|&i| row.get(i)) else {
+                    continue;
+                };
+                if targets.start == targets.end {
+                    continue;
+                }
+                // The copies come after every White target.
+                let moved_by = self.targets.len() as u32 - targets.start;
+                self.targets
+                    .extend_from_within(targets.start as usize..targets.end as usize);
+                for i in rays.start as usize..rays.end as usize {
+                    let r = self.rays[i];
+                    self.rays.push(Range {
+                        start: r.start + moved_by,
+                        end: r.end + moved_by,
+                    });
+                }
+            }
+            let repeats = self.by_square.get(from).is_some_and(|&(_, r)| r);
+            self.by_square.push((
+                Range {
+                    start,
+                    end: self.rays.len() as u32,
+                },
+                repeats,
+            ));
+        }
+    }
+
+    /// Black's ways onto each square copied from White's, for a class where both move alike
+    /// and each square has one way from each origin: the same ways in the same order.
+    fn copy_white_ways(&mut self, ways: &mut Vec<Way>) {
+        let nsq = self.nsq;
+        let half = ways.len();
+        ways.extend_from_within(..);
+        let reverse_half = self.reverse_entries.len() as u32;
+        self.reverse_entries.extend_from_within(..);
+        for i in 0..nsq {
+            let a = self.arrivals[i];
+            self.arrivals.push(Arrivals {
+                start: a.start + half as u32,
+                end: a.end + half as u32,
+                ..a
+            });
+            let r = self.reverse[i];
+            self.reverse.push(Reverse {
+                start: r.start + reverse_half,
+                end: r.end + reverse_half,
+                ..r
+            });
+        }
+        if self.leaps_only {
+            self.leap_reach.extend_from_within(..);
+        }
+        self.reach.extend_from_within(..);
+    }
+
+    /// Lays out the ways onto each square for one colour, in the order found: origins are
+    /// walked in square order, so each square's list is sorted by origin. Then one pass over
+    /// each square's ways numbers their masks in the order the ways list them, and gathers
+    /// the origins that move and capture there, whether an origin repeats, and the ways that
+    /// capture (in their order) for attacks. `both` says every way both moves and captures.
+    fn lay_out(
+        &mut self,
+        color: Color,
+        arrival_bounds: &[usize],
+        ways: &mut [Way],
+        numbers: &mut MaskNumbers,
+        both: bool,
+    ) {
+        let nsq = self.nsq;
+        let base = color.index() * nsq;
+        // While laid out, a way's `mask` holds the index of its target.
+        let mut next = arrival_bounds[base..base + nsq].to_vec();
+        for (from, (rays, _)) in self.by_square[base..base + nsq].iter().enumerate() {
+            let rays = &self.rays[rays.start as usize..rays.end as usize];
             let first = rays.first().map_or(0, |r| r.start as usize);
             let end = rays.last().map_or(0, |r| r.end as usize);
-            for (t, target) in (first..end).zip(&table.targets[first..end]) {
-                let key = base + target.to.index();
+            for (t, target) in (first..end).zip(&self.targets[first..end]) {
+                let key = target.to.index();
                 ways[next[key]] = Way {
-                    from,
+                    from: from as u8,
                     mode: target.mode,
                     mask: t as u32,
                 };
                 next[key] += 1;
             }
         }
-        // The masks are numbered in the order the ways list them.
-        let mut numbers = MaskNumbers::new(masked);
-        for way in &mut ways {
-            let mask = table.targets[way.mask as usize].mask;
-            way.mask = numbers.number(&mut table.masks, mask);
-        }
-        table
-            .arrivals
-            .extend(arrival_bounds.windows(2).map(|b| Arrivals {
-                start: b[0] as u32,
-                end: b[1] as u32,
-                unique: ways[b[0]..b[1]].windows(2).all(|w| w[0].from < w[1].from),
-            }));
-        table.arrival_entries = ways;
-        table.leaps_only = table.arrival_entries.iter().all(|w| w.mask == 0);
-        if table.leaps_only {
-            table.leap_reach = table
-                .arrivals
-                .iter()
-                .map(|r| {
-                    let ways = table
-                        .arrival_entries
-                        .get(r.start as usize..r.end as usize)
-                        .unwrap_or(&[]);
-                    let mut reach = (Bitboard::EMPTY, Bitboard::EMPTY);
-                    for w in ways {
-                        if w.mode & MODE_MOVE != 0 {
-                            reach.0 |= Square(w.from).bit();
-                        }
-                        if w.mode & MODE_CAPTURE != 0 {
-                            reach.1 |= Square(w.from).bit();
-                        }
-                    }
-                    reach
-                })
-                .collect();
-        }
-        // The ways to capture onto a square are its ways that may capture, in their order.
-        table.reverse_entries.reserve_exact(captures);
-        for (reverse, r) in table.reverse.iter_mut().zip(&table.arrivals) {
-            let start = table.reverse_entries.len() as u32;
-            let mut from = Bitboard::EMPTY;
-            let mut pure = true;
-            let mut unique = true;
-            let mut last = None;
-            for w in &table.arrival_entries[r.start as usize..r.end as usize] {
-                if w.mode & MODE_CAPTURE == 0 {
-                    continue;
-                }
-                if last.is_some_and(|l| l >= w.from) {
-                    unique = false;
-                }
-                last = Some(w.from);
-                from |= Square(w.from).bit();
-                pure &= w.mask == 0;
-                table.reverse_entries.push(Way {
-                    from: w.from,
-                    mode: MODE_CAPTURE,
-                    mask: w.mask,
-                });
+        let ways = ways
+            .get_mut(arrival_bounds[base]..arrival_bounds[base + nsq])
+            .unwrap_or(&mut []);
+        if self.leaps_only {
+            for way in ways.iter_mut() {
+                way.mask = 0;
             }
-            *reverse = Reverse {
-                start,
-                end: table.reverse_entries.len() as u32,
-                from,
-                pure,
-                unique,
-            };
+        } else {
+            for way in ways.iter_mut() {
+                let mask = self
+                    .targets
+                    .get(way.mask as usize)
+                    .map_or(Bitboard::EMPTY, |t| t.mask);
+                way.mask = numbers.number(&mut self.masks, mask);
+            }
         }
-        Ok(table)
+        let first = arrival_bounds[base];
+        for b in arrival_bounds[base..=base + nsq].windows(2) {
+            let (start, end) = (b[0], b[1]);
+            let reverse_start = self.reverse_entries.len() as u32;
+            let (mut moves, mut takes) = (Bitboard::EMPTY, Bitboard::EMPTY);
+            // No origin is below -1.
+            let (mut last, mut last_take) = (-1i16, -1i16);
+            let (mut unique, mut unique_takes, mut pure) = (true, true, true);
+            let here = ways.get(start - first..end - first).unwrap_or(&[]);
+            if both {
+                // Every way both moves and captures: each is also a way to capture.
+                for way in here {
+                    let from = i16::from(way.from);
+                    unique &= last < from;
+                    last = from;
+                    moves |= Square(way.from).bit();
+                    pure &= way.mask == 0;
+                }
+                takes = moves;
+                unique_takes = unique;
+                self.reverse_entries.extend(here.iter().map(|w| Way {
+                    mode: MODE_CAPTURE,
+                    ..*w
+                }));
+            }
+            for way in if both { &[] } else { here } {
+                let from = i16::from(way.from);
+                unique &= last < from;
+                last = from;
+                let origin = Square(way.from).bit();
+                if way.mode & MODE_MOVE != 0 {
+                    moves |= origin;
+                }
+                if way.mode & MODE_CAPTURE != 0 {
+                    unique_takes &= last_take < from;
+                    last_take = from;
+                    takes |= origin;
+                    pure &= way.mask == 0;
+                    self.reverse_entries.push(Way {
+                        from: way.from,
+                        mode: MODE_CAPTURE,
+                        mask: way.mask,
+                    });
+                }
+            }
+            self.arrivals.push(Arrivals {
+                start: start as u32,
+                end: end as u32,
+                unique,
+            });
+            // Every way moves or captures.
+            self.reach.push(moves | takes);
+            if self.leaps_only {
+                self.leap_reach.push((moves, takes));
+            }
+            self.reverse.push(Reverse {
+                start: reverse_start,
+                end: self.reverse_entries.len() as u32,
+                from: takes,
+                pure,
+                unique: unique_takes,
+            });
+        }
     }
 
     /// The rays from a square, and whether a destination can be reached by several of them.
@@ -684,8 +926,10 @@ impl MoveTable {
 
 /// Where one step leads from each square, for each direction the legs of a class take for
 /// either colour: walking a path is then a look-up per step, with no coordinates to check.
-struct Steps {
+pub(crate) struct Steps {
     nsq: usize,
+    /// The squares of the board's rectangle: a path may pass only these.
+    main: Bitboard,
     /// The directions tabled so far, as they point for the colour that walks them.
     directions: Vec<(i16, i16)>,
     /// Per direction and square: the square one step leads to, or [`NOWHERE`].
@@ -696,9 +940,11 @@ struct Steps {
 const NOWHERE: u8 = u8::MAX;
 
 impl Steps {
-    fn new(geometry: &Geometry) -> Steps {
+    /// No directions tabled yet, for the board `geometry`.
+    pub(crate) fn new(geometry: &Geometry) -> Steps {
         Steps {
             nsq: geometry.len(),
+            main: geometry.main_squares(),
             directions: Vec::new(),
             next: Vec::new(),
         }
@@ -730,7 +976,6 @@ impl Steps {
 /// the squares that must be empty on the way. `offsets` gives where each leg's steps start in
 /// `steps`.
 fn walk(
-    geometry: &Geometry,
     steps: &Steps,
     offsets: &[usize],
     from: Square,
@@ -762,7 +1007,7 @@ fn walk(
         .unwrap_or(legs.len());
     for (leg, &offset) in legs.iter().zip(offsets).take(var) {
         for _ in 0..leg.min {
-            if !walker.step(geometry, steps, offset) {
+            if !walker.step(steps, offset) {
                 return;
             }
         }
@@ -775,7 +1020,7 @@ fn walk(
     // Each length of the variable leg extends the one before by a step, so a failure on the
     // way there ends every longer one too; the legs after it are walked for each length.
     for length in 1..=variable.max {
-        if !walker.step(geometry, steps, offset) {
+        if !walker.step(steps, offset) {
             return;
         }
         if length < variable.min {
@@ -784,7 +1029,7 @@ fn walk(
         let mut end = walker;
         if after
             .clone()
-            .all(|(leg, &offset)| (0..leg.min).all(|_| end.step(geometry, steps, offset)))
+            .all(|(leg, &offset)| (0..leg.min).all(|_| end.step(steps, offset)))
         {
             end.finish(from, out);
         }
@@ -804,9 +1049,9 @@ impl Walker {
     /// One step from `offset` in `steps`; false if it leaves the board or passes a square off
     /// the main board (a citadel is a destination only).
     #[inline]
-    fn step(&mut self, geometry: &Geometry, steps: &Steps, offset: usize) -> bool {
+    fn step(&mut self, steps: &Steps, offset: usize) -> bool {
         if self.moved {
-            if !geometry.is_main(self.at) {
+            if !steps.main.contains(self.at) {
                 return false;
             }
             self.mask |= self.at.bit();
@@ -826,6 +1071,112 @@ impl Walker {
         if self.moved && self.at != from && !self.mask.contains(from) {
             out.push((self.at, self.mask));
         }
+    }
+}
+
+/// The rays of a path from `from` whose legs have fixed lengths but for the last, added to
+/// `targets` and `rays`: what [`walk`] and [`split`] give, without the list between. Each
+/// destination is then one step beyond the one before and passes it, so they form one ray
+/// whose blocking sets grow, and each but the last stops it. `offsets` gives where each leg's
+/// steps start in `steps`.
+#[inline]
+fn extend(
+    steps: &Steps,
+    offsets: &[usize],
+    from: Square,
+    legs: &[Leg],
+    mode: u8,
+    targets: &mut Vec<Target>,
+    rays: &mut Vec<Range>,
+) {
+    let start = targets.len();
+    // Most paths are one leap: one look-up, with nothing to pass.
+    if let ([leg], [offset]) = (legs, offsets)
+        && leg.max == 1
+    {
+        if let Some(&to) = steps.next.get(offset + from.index())
+            && to != NOWHERE
+            && to != from.0
+        {
+            targets.push(Target {
+                mask: Bitboard::EMPTY,
+                to: Square(to),
+                mode,
+                stop: false,
+            });
+            rays.push(Range {
+                start: start as u32,
+                end: start as u32 + 1,
+            });
+        }
+        return;
+    }
+    let (Some((last, fixed)), Some((&offset, fixed_offsets))) =
+        (legs.split_last(), offsets.split_last())
+    else {
+        return;
+    };
+    let mut walker = Walker {
+        at: from,
+        mask: Bitboard::EMPTY,
+        moved: false,
+    };
+    for (leg, &offset) in fixed.iter().zip(fixed_offsets) {
+        for _ in 0..leg.min {
+            if !walker.step(steps, offset) {
+                return;
+            }
+        }
+    }
+    for length in 1..=last.max {
+        if !walker.step(steps, offset) {
+            break;
+        }
+        if length < last.min {
+            continue;
+        }
+        // Once a path comes back to its start, every longer one passes it.
+        if walker.at == from || walker.mask.contains(from) {
+            break;
+        }
+        targets.push(Target {
+            mask: walker.mask,
+            to: walker.at,
+            mode,
+            stop: true,
+        });
+    }
+    if let Some(last) = targets.get_mut(start..).and_then(|t| t.last_mut()) {
+        last.stop = false;
+        rays.push(Range {
+            start: start as u32,
+            end: targets.len() as u32,
+        });
+    }
+}
+
+/// The destinations of a path, as [`walk`] gives them, split into rays along which blocking
+/// sets only grow, added to `targets` and `rays`. A destination stops its ray when the next
+/// one passes it.
+fn split(ray: &[(Square, Bitboard)], mode: u8, targets: &mut Vec<Target>, rays: &mut Vec<Range>) {
+    let mut group_start = 0;
+    while group_start < ray.len() {
+        let group = monotone_run(&ray[group_start..]);
+        group_start += group.len();
+        let start = targets.len() as u32;
+        for (i, &(to, mask)) in group.iter().enumerate() {
+            let stop = group.get(i + 1).is_some_and(|&(_, next)| next.contains(to));
+            targets.push(Target {
+                mask,
+                to,
+                mode,
+                stop,
+            });
+        }
+        rays.push(Range {
+            start,
+            end: targets.len() as u32,
+        });
     }
 }
 
@@ -863,7 +1214,7 @@ impl From<Square> for Bitboard {
 mod walk_tests {
     use proptest::prelude::*;
 
-    use super::{Bitboard, Color, Geometry, Leg, Square, Steps, walk};
+    use super::{Bitboard, Color, Geometry, Leg, Square, Steps, Target, extend, split, walk};
 
     /// The walk as the definition reads: each length of the variable leg from the start.
     fn walk_from_scratch(
@@ -957,8 +1308,52 @@ mod walk_tests {
             let offsets: Vec<usize> =
                 legs.iter().map(|leg| steps.offset(&geometry, leg, color)).collect();
             let mut out = Vec::new();
-            walk(&geometry, &steps, &offsets, from, &legs, &mut out);
+            walk(&steps, &offsets, from, &legs, &mut out);
             prop_assert_eq!(out, walk_from_scratch(&geometry, from, color, &legs));
+        }
+
+        #[test]
+        fn extend_gives_the_rays_of_walk_and_split(
+            legs in proptest::collection::vec(leg(), 1..=3),
+            variable in any::<bool>(),
+            square in 0usize..112,
+            white in any::<bool>(),
+            mode in 1u8..=3,
+        ) {
+            // The legs `extend` takes: fixed lengths but for the last.
+            let last = legs.len() - 1;
+            let legs: Vec<Leg> = legs
+                .iter()
+                .enumerate()
+                .map(|(i, l)| if i == last && variable { *l } else { Leg { max: l.min, ..*l } })
+                .collect();
+            let geometry = Geometry::new(
+                11,
+                10,
+                &[
+                    ("wc".to_string(), Color::White, 12, 2),
+                    ("bc".to_string(), Color::Black, 0, 9),
+                ],
+            )
+            .unwrap();
+            let from = Square(square as u8);
+            let color = if white { Color::White } else { Color::Black };
+            let mut steps = Steps::new(&geometry);
+            let offsets: Vec<usize> =
+                legs.iter().map(|leg| steps.offset(&geometry, leg, color)).collect();
+            let seen = |targets: &[Target], rays: &[super::Range]| {
+                let targets: Vec<_> =
+                    targets.iter().map(|t| (t.to, t.mask, t.mode, t.stop)).collect();
+                let rays: Vec<_> = rays.iter().map(|r| (r.start, r.end)).collect();
+                (targets, rays)
+            };
+            let (mut targets, mut rays) = (Vec::new(), Vec::new());
+            extend(&steps, &offsets, from, &legs, mode, &mut targets, &mut rays);
+            let mut out = Vec::new();
+            walk(&steps, &offsets, from, &legs, &mut out);
+            let (mut walked, mut walked_rays) = (Vec::new(), Vec::new());
+            split(&out, mode, &mut walked, &mut walked_rays);
+            prop_assert_eq!(seen(&targets, &rays), seen(&walked, &walked_rays));
         }
     }
 }

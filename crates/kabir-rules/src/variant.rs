@@ -275,9 +275,10 @@ impl Variant {
         let (mut kinds, class_defs) = piece_kinds(&def).map_err(part(K::Piece))?;
         let symbols = symbol_table(&kinds).map_err(part(K::Piece))?;
         set_promotions(&def, &mut kinds).map_err(part(K::Promotion))?;
+        let mut steps = movement::Steps::new(&geometry);
         let tables = class_defs
             .iter()
-            .map(|d| MoveTable::new(&geometry, d))
+            .map(|d| MoveTable::new(&geometry, d, &mut steps))
             .collect::<Result<Vec<_>, _>>()
             .map_err(part(K::Piece))?;
         let rules = resolve_rules(&def, &geometry, &kinds).map_err(part(K::Rules))?;
@@ -402,11 +403,38 @@ impl Variant {
         let mut through = vec![0u32; 2 * n * n];
         let mut attackers = vec![Bitboard::EMPTY; 2 * n * classes];
         let mut leapers = vec![0u32; 2 * n];
+        // A class that moves alike for both colours has the same captures onto each square
+        // for Black as for White: they are copied, with White's lines of those classes alone.
+        let alike = self
+            .tables
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.alike)
+            .fold(0u32, |all, (c, _)| all | 1 << c);
+        let mut alike_lines = vec![Bitboard::EMPTY; n];
         for color in Color::ALL {
             for target in self.geometry.squares() {
                 let i = color.index() * n + target.index();
+                let copied = if color == Color::Black { alike } else { 0 };
+                if copied != 0 {
+                    let w = target.index();
+                    for c in 0..classes {
+                        if copied >> c & 1 != 0 {
+                            attackers[i * classes + c] = attackers[w * classes + c];
+                        }
+                    }
+                    leapers[i] |= leapers[w] & copied;
+                    lines[i] |= alike_lines[w];
+                    let (white, black) = through.split_at_mut(n * n);
+                    for (b, w) in black[w * n..(w + 1) * n]
+                        .iter_mut()
+                        .zip(&white[w * n..(w + 1) * n])
+                    {
+                        *b |= w & copied;
+                    }
+                }
                 for (c, t) in self.tables.iter().enumerate() {
-                    if !t.captures {
+                    if !t.captures || copied >> c & 1 != 0 {
                         continue;
                     }
                     let (from, passed) = t.captures_onto(color, target);
@@ -418,6 +446,9 @@ impl Variant {
                         leapers[i] |= 1 << c;
                     }
                     lines[i] |= passed;
+                    if color == Color::White && t.alike {
+                        alike_lines[i] |= passed;
+                    }
                     for via in passed {
                         through[i * n + via.index()] |= 1 << c;
                     }

@@ -51,27 +51,34 @@ impl Fnv {
 
     /// Writes `n` in decimal, as `format!("{n}")` would.
     fn write_int(&mut self, n: i8) {
-        let mut digits = [0u8; 4];
-        let mut len = 0;
-        let mut m = n.unsigned_abs();
-        loop {
-            digits[len] = b'0' + m % 10;
-            len += 1;
-            m /= 10;
-            if m == 0 {
-                break;
-            }
-        }
-        if n < 0 {
-            self.write(b"-");
-        }
-        digits[..len].reverse();
-        self.write(&digits[..len]);
+        let (text, len) = decimal(n);
+        self.write(text.get(..len).unwrap_or(&[]));
     }
 
     fn finish(self) -> u64 {
         mix(mix(self.0))
     }
+}
+
+/// `n` in decimal, as `format!("{n}")` writes it: the bytes and how many are used.
+fn decimal(n: i8) -> ([u8; 4], usize) {
+    let mut digits = [0u8; 4];
+    let mut len = 0;
+    let mut m = n.unsigned_abs();
+    loop {
+        digits[len] = b'0' + m % 10;
+        len += 1;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        digits[len] = b'-';
+        len += 1;
+    }
+    digits[..len].reverse();
+    (digits, len)
 }
 
 impl Zobrist {
@@ -84,6 +91,9 @@ impl Zobrist {
         // prefix is hashed once, and so is its continuation with each file of the board;
         // no label is ever allocated.
         let files = i8::try_from(geometry.files()).unwrap_or(i8::MAX);
+        let ranks = i8::try_from(geometry.ranks()).unwrap_or(i8::MAX);
+        // Each rank's text is written thousands of times: it is made once.
+        let rank_text: Vec<([u8; 4], usize)> = (1..=ranks).map(decimal).collect();
         let mut after_file = Vec::with_capacity(usize::from(geometry.files()));
         for info in kinds {
             for color in Color::ALL {
@@ -111,7 +121,10 @@ impl Zobrist {
                             h
                         }
                     };
-                    h.write_int(r);
+                    match rank_text.get((r as usize).wrapping_sub(1)) {
+                        Some((text, len)) => h.write(text.get(..*len).unwrap_or(&[])),
+                        None => h.write_int(r),
+                    }
                     pieces.push(h.finish());
                 }
             }
