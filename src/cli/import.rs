@@ -74,6 +74,12 @@ pub struct ImportArgs {
     /// written), so this bounds the import's memory; smaller batches make the import slower.
     #[arg(long, default_value_t = 52, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub batch_memory: u64,
+    /// Index entries each batch rewrites in merging the position index's segments, per entry
+    /// it adds. Merges keep look-ups fast with no `kabir index compact`; one left unfinished
+    /// is taken up by the next import. 0 starts merges but leaves them all to later imports
+    /// or `kabir index compact`: a faster import, queries reading more segments meanwhile.
+    #[arg(long, default_value_t = kabir::db::MERGE_WORK, value_name = "N")]
+    pub merge_work: u64,
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -341,6 +347,16 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<bool> {
     let mut db = open_database(&args.db)?;
     let mut importer = db.importer().context("cannot import into the database")?;
     importer.set_duplicate_rule(args.duplicates.rule());
+    importer.set_merge_work(match args.merge_work {
+        0 => kabir::db::MergeWork {
+            per_entry: 0,
+            least: 0,
+        },
+        n => kabir::db::MergeWork {
+            per_entry: n,
+            ..kabir::db::MergeWork::default()
+        },
+    });
     let counts = Arc::new(Counts::default());
     // The total is known when every input is a file with a size.
     let total = args.files.iter().map(|f| file_size(f)).sum::<Option<u64>>();

@@ -693,3 +693,68 @@ fn index_compact_of_a_missing_database_creates_nothing() {
         .stderr(predicates::str::contains("no such database file"));
     assert!(!db.exists());
 }
+
+/// `--merge-work 0` leaves the index's merges to later: the import starts one (15 batches,
+/// 8 of them its sources) but moves none of its buckets, the answers are those of a
+/// database imported whole, a later default import takes the merge up, and compacting
+/// leaves one segment.
+#[test]
+fn merge_work_0_leaves_merges_for_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games.pgn");
+    generated(&games, "tamerlane", 300, 11);
+    let more = dir.path().join("more.pgn");
+    generated(&more, "tamerlane", 40, 12);
+    let import = |db: &std::path::Path, args: &[&str], file: &std::path::Path| {
+        kabir()
+            .arg("import")
+            .arg("--db")
+            .arg(db)
+            .args(args)
+            .arg(file)
+            .assert()
+            .code(0);
+    };
+    let whole = dir.path().join("whole.db");
+    import(&whole, &[], &games);
+    import(&whole, &[], &more);
+    let deferred = dir.path().join("deferred.db");
+    import(&deferred, &["--batch", "20", "--merge-work", "0"], &games);
+    let under_way = "SELECT count(*) FROM segment WHERE merge_next IS NOT NULL";
+    assert_eq!(count(&deferred, "SELECT count(*) FROM segment"), 16);
+    assert_eq!(count(&deferred, under_way), 1);
+    assert_eq!(
+        count(
+            &deferred,
+            "SELECT count(*) FROM segment WHERE merge_next = 0"
+        ),
+        1,
+        "no bucket merged"
+    );
+    import(&deferred, &[], &more);
+    assert_eq!(
+        count(&deferred, under_way),
+        0,
+        "the next import finishes it"
+    );
+    let explore = |db: &std::path::Path, moves: &str| -> String {
+        let out = kabir()
+            .args(["explore", "--variant", "tamerlane", "--format", "json"])
+            .args(["--moves", moves, "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for moves in ["", "1. Cj4", "1. c4"] {
+        assert_eq!(explore(&deferred, moves), explore(&whole, moves), "{moves}");
+    }
+    kabir()
+        .args(["index", "compact", "--db"])
+        .arg(&deferred)
+        .assert()
+        .code(0);
+    assert_eq!(count(&deferred, "SELECT count(*) FROM segment"), 1);
+    assert_eq!(explore(&deferred, ""), explore(&whole, ""));
+}
