@@ -528,19 +528,13 @@ fn merged_segments_answer_the_same() {
     let db = Database::open(&path).unwrap();
     let before = db.search_position(&q).unwrap();
     assert_eq!(before, brute_force(&recs, &q));
-    let segments: i64 = db
-        .connection()
-        .query_row("SELECT count(*) FROM segment", [], |r| r.get(0))
-        .unwrap();
+    let segments = db.segment_count().unwrap();
     // Two of level 1 (8 batches each) and the last two batches' own.
     assert_eq!(segments, 4);
     drop(db);
     let mut db = Database::create_or_open(&path).unwrap();
     db.compact().unwrap();
-    let segments: i64 = db
-        .connection()
-        .query_row("SELECT count(*) FROM segment", [], |r| r.get(0))
-        .unwrap();
+    let segments = db.segment_count().unwrap();
     assert_eq!(segments, 1);
     assert_eq!(db.search_position(&q).unwrap(), before);
     db.integrity_check().unwrap();
@@ -620,10 +614,7 @@ fn merges_under_way_answer_the_same() {
         .unwrap();
     assert_eq!(check(&db, recs.len()), (0, 0));
     db.compact().unwrap();
-    let segments: i64 = db
-        .connection()
-        .query_row("SELECT count(*) FROM segment", [], |r| r.get(0))
-        .unwrap();
+    let segments = db.segment_count().unwrap();
     assert_eq!(segments, 1);
     check(&db, recs.len());
     db.integrity_check().unwrap();

@@ -1276,6 +1276,19 @@ mod walk_tests {
             })
     }
 
+    /// Tamerlane's board: 11 files by 10 ranks and its two citadels.
+    fn tamerlane_board() -> Geometry {
+        Geometry::new(
+            11,
+            10,
+            &[
+                ("wc".to_string(), Color::White, 12, 2),
+                ("bc".to_string(), Color::Black, 0, 9),
+            ],
+        )
+        .unwrap()
+    }
+
     proptest! {
         // Paths through a citadel or back over the origin are rare among random ones.
         #![proptest_config(ProptestConfig::with_cases(4096))]
@@ -1293,15 +1306,7 @@ mod walk_tests {
                 .enumerate()
                 .map(|(i, l)| if i == variable { *l } else { Leg { max: l.min, ..*l } })
                 .collect();
-            let geometry = Geometry::new(
-                11,
-                10,
-                &[
-                    ("wc".to_string(), Color::White, 12, 2),
-                    ("bc".to_string(), Color::Black, 0, 9),
-                ],
-            )
-            .unwrap();
+            let geometry = tamerlane_board();
             let from = Square(square as u8);
             let color = if white { Color::White } else { Color::Black };
             let mut steps = Steps::new(&geometry);
@@ -1327,15 +1332,7 @@ mod walk_tests {
                 .enumerate()
                 .map(|(i, l)| if i == last && variable { *l } else { Leg { max: l.min, ..*l } })
                 .collect();
-            let geometry = Geometry::new(
-                11,
-                10,
-                &[
-                    ("wc".to_string(), Color::White, 12, 2),
-                    ("bc".to_string(), Color::Black, 0, 9),
-                ],
-            )
-            .unwrap();
+            let geometry = tamerlane_board();
             let from = Square(square as u8);
             let color = if white { Color::White } else { Color::Black };
             let mut steps = Steps::new(&geometry);
