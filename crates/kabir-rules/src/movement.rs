@@ -1276,9 +1276,15 @@ mod walk_tests {
             })
     }
 
-    /// Tamerlane's board: 11 files by 10 ranks and its two citadels.
-    fn tamerlane_board() -> Geometry {
-        Geometry::new(
+    /// What walking `legs` from square number `square` takes on Tamerlane's board (11 files by
+    /// 10 ranks and its two citadels): the board, its steps, the legs' offsets in them, the
+    /// square and the colour.
+    fn walking(
+        legs: &[Leg],
+        square: usize,
+        white: bool,
+    ) -> (Geometry, Steps, Vec<usize>, Square, Color) {
+        let geometry = Geometry::new(
             11,
             10,
             &[
@@ -1286,7 +1292,14 @@ mod walk_tests {
                 ("bc".to_string(), Color::Black, 0, 9),
             ],
         )
-        .unwrap()
+        .unwrap();
+        let color = if white { Color::White } else { Color::Black };
+        let mut steps = Steps::new(&geometry);
+        let offsets = legs
+            .iter()
+            .map(|leg| steps.offset(&geometry, leg, color))
+            .collect();
+        (geometry, steps, offsets, Square(square as u8), color)
     }
 
     proptest! {
@@ -1306,12 +1319,7 @@ mod walk_tests {
                 .enumerate()
                 .map(|(i, l)| if i == variable { *l } else { Leg { max: l.min, ..*l } })
                 .collect();
-            let geometry = tamerlane_board();
-            let from = Square(square as u8);
-            let color = if white { Color::White } else { Color::Black };
-            let mut steps = Steps::new(&geometry);
-            let offsets: Vec<usize> =
-                legs.iter().map(|leg| steps.offset(&geometry, leg, color)).collect();
+            let (geometry, steps, offsets, from, color) = walking(&legs, square, white);
             let mut out = Vec::new();
             walk(&steps, &offsets, from, &legs, &mut out);
             prop_assert_eq!(out, walk_from_scratch(&geometry, from, color, &legs));
@@ -1332,12 +1340,7 @@ mod walk_tests {
                 .enumerate()
                 .map(|(i, l)| if i == last && variable { *l } else { Leg { max: l.min, ..*l } })
                 .collect();
-            let geometry = tamerlane_board();
-            let from = Square(square as u8);
-            let color = if white { Color::White } else { Color::Black };
-            let mut steps = Steps::new(&geometry);
-            let offsets: Vec<usize> =
-                legs.iter().map(|leg| steps.offset(&geometry, leg, color)).collect();
+            let (_, steps, offsets, from, _) = walking(&legs, square, white);
             let seen = |targets: &[Target], rays: &[super::Range]| {
                 let targets: Vec<_> =
                     targets.iter().map(|t| (t.to, t.mask, t.mode, t.stop)).collect();
