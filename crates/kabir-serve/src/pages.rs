@@ -149,7 +149,7 @@ fn form_error_page(app: &App, e: &AppError, q: Option<&str>, which: FormPage) ->
                                 (select(&p, "variant", "Variant", &variants))
                                 (text_input(&p, "moves", "Moves", "e.g. f4 f7 e4"))
                                 (text_input(&p, "fen", "Position (FEN)", ""))
-                                (explore_filter_fields(&p))
+                                (game_filter_fields(&p))
                             }
                             @if p.get("flip").is_some() {
                                 input type="hidden" name="flip" value="1";
@@ -635,8 +635,8 @@ fn position_table(games: &[SearchHit], fen: &str, plies: bool) -> Markup {
     }
 }
 
-/// The explorer's filter fields, filled from `p`.
-fn explore_filter_fields(p: &Params) -> Markup {
+/// The fields of a game filter that the explorer and the search form share, filled from `p`.
+fn game_filter_fields(p: &Params) -> Markup {
     html! {
         (text_input(p, "player", "Player", "name or part of it"))
         (select(p, "color", "Playing", &[("", "either colour"), ("white", "White"), ("black", "Black")]))
@@ -670,7 +670,7 @@ fn explore_filter_form(
                 @if let Some(f) = fen { input type="hidden" name="fen" value=(f); }
                 @if !sans.is_empty() { input type="hidden" name="moves" value=(joined); }
                 @if flip { input type="hidden" name="flip" value="1"; }
-                div.grid { (explore_filter_fields(&p)) }
+                div.grid { (game_filter_fields(&p)) }
                 div.actions {
                     button type="submit" { "Apply" }
                     @if !d.keep.is_empty() {
@@ -1320,13 +1320,7 @@ fn filter_form(p: &Params, registry: &Registry, action: &str, search: bool) -> M
         form.filters method="get" action=(action) {
             div.grid {
                 (select(p, "variant", "Variant", &variants))
-                (text_input(p, "player", "Player", "name or part of it"))
-                (select(p, "color", "Playing", &[("", "either colour"), ("white", "White"), ("black", "Black")]))
-                (text_input(p, "event", "Event", ""))
-                (text_input(p, "site", "Site", ""))
-                (text_input(p, "from", "From date", "YYYY[.MM[.DD]]"))
-                (text_input(p, "to", "To date", "YYYY[.MM[.DD]]"))
-                (select(p, "result", "Result", &[("", "any"), ("1-0", "1-0"), ("0-1", "0-1"), ("1/2-1/2", "\u{bd}-\u{bd}"), ("*", "unfinished")]))
+                (game_filter_fields(p))
                 (select(p, "termination", "Ended by", &[("", "any"), ("checkmate", "checkmate"), ("stalemate", "stalemate"), ("bare-king", "bare king"), ("citadel-draw", "citadel draw"), ("other", "other")]))
                 (text_input(p, "min-plies", "Min plies", ""))
                 (text_input(p, "max-plies", "Max plies", ""))

@@ -351,15 +351,7 @@ impl Database {
                 .iter()
                 .map(|p| (GameId(p.game), u32::from(p.ply)))
                 .collect();
-            let hits = |games: Vec<crate::read::query::GameSummary>| -> Vec<SearchHit> {
-                games
-                    .into_iter()
-                    .map(|game| SearchHit {
-                        ply: plies.get(&game.id).copied(),
-                        game,
-                    })
-                    .collect()
-            };
+            let hits = |games| crate::read::search::hits_at(games, &plies);
             let all = GameFilter {
                 games: Some(visits.iter().map(|p| GameId(p.game)).collect()),
                 ..GameFilter::default()

@@ -258,15 +258,7 @@ impl Database {
             hits.retain(|h| only.contains(&h.game));
         }
         let plies: HashMap<GameId, u32> = hits.iter().map(|h| (h.game, h.ply)).collect();
-        let with_ply = |games: Vec<GameSummary>| -> Vec<SearchHit> {
-            games
-                .into_iter()
-                .map(|game| SearchHit {
-                    ply: plies.get(&game.id).copied(),
-                    game,
-                })
-                .collect()
-        };
+        let with_ply = |games: Vec<GameSummary>| hits_at(games, &plies);
         if unfiltered && q.sort == SortKey::Id {
             // The index answered everything but the page's tags: read only those rows.
             let mut ids: Vec<GameId> = hits.iter().map(|h| h.game).collect();
@@ -409,4 +401,15 @@ impl Database {
             })
             .map_err(|e| self.err(e))
     }
+}
+
+/// `games` as search hits, each with its ply in `plies` (the position's first visit), if any.
+pub(crate) fn hits_at(games: Vec<GameSummary>, plies: &HashMap<GameId, u32>) -> Vec<SearchHit> {
+    games
+        .into_iter()
+        .map(|game| SearchHit {
+            ply: plies.get(&game.id).copied(),
+            game,
+        })
+        .collect()
 }
