@@ -438,63 +438,61 @@ fn chromedriver() -> Option<(Killed, u16, PathBuf)> {
 /// A session whose page is exactly `width` by `height` CSS pixels. The phone's is a mobile
 /// page: it follows the viewport tag, and a page wider than the phone makes it zoom out,
 /// which its `scrollWidth` shows.
-async fn sized_session(
-    port: u16,
-    browser: &Path,
-    profile: &Path,
-    (width, height): (u32, u32),
-) -> Client {
+async fn sized_session(port: u16, browser: &Path, profile: &Path, size: (u32, u32)) -> Client {
+    let (width, height) = size;
     let mobile = width < 800;
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": browser,
-            "mobileEmulation": {
-                "deviceMetrics": {
-                    "width": width, "height": height, "pixelRatio": 1.0,
-                    "mobile": mobile, "touch": mobile,
-                },
-            },
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                format!("--user-data-dir={}", profile.display()),
-            ],
-        }),
-    );
-    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    ClientBuilder::new(connector)
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await
-        .expect("a WebDriver session with chromium")
+    let metrics = json!({
+        "deviceMetrics": {
+            "width": width, "height": height, "pixelRatio": 1.0,
+            "mobile": mobile, "touch": mobile,
+        },
+    });
+    session(port, browser, profile, Some(metrics), &[]).await
 }
 
 /// A session in a desktop window of `width` by `height` pixels (the window, not the page:
-/// its bars take some of it). The network is closed here: no background connections, no
-/// updates.
-async fn window_session(
+/// its bars take some of it).
+async fn window_session(port: u16, browser: &Path, profile: &Path, size: (u32, u32)) -> Client {
+    let (width, height) = size;
+    let args = [
+        format!("--window-size={width},{height}"),
+        "--force-device-scale-factor=1".to_string(),
+    ];
+    session(port, browser, profile, None, &args).await
+}
+
+/// A headless chromium session through the chromedriver on `port`, with `mobile` emulation
+/// if given and `args` besides the usual ones. The network is closed here: no background
+/// connections, no updates.
+async fn session(
     port: u16,
     browser: &Path,
     profile: &Path,
-    (width, height): (u32, u32),
+    mobile: Option<serde_json::Value>,
+    args: &[String],
 ) -> Client {
+    let mut all: Vec<String> = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    all.extend(args.iter().cloned());
+    all.push(format!("--user-data-dir={}", profile.display()));
+    let mut options = json!({ "binary": browser, "args": all });
+    if let Some(m) = mobile {
+        options["mobileEmulation"] = m;
+    }
     let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": browser,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                format!("--window-size={width},{height}"), "--force-device-scale-factor=1",
-                format!("--user-data-dir={}", profile.display()),
-            ],
-        }),
-    );
+    caps.insert("goog:chromeOptions".into(), options);
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     ClientBuilder::new(connector)
         .capabilities(caps)
