@@ -187,7 +187,7 @@ pub fn write_game(
         }
         let eq = paint(palette.gutter, "=");
         if let Some(pos) = &p.position {
-            writeln!(out, "{pad} {eq} position: {}", pos.to_fen())?;
+            writeln!(out, "{pad} {eq} position: {}", pos)?;
         }
         if !p.legal.is_empty() {
             writeln!(

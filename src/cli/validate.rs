@@ -322,10 +322,7 @@ fn report(
                     p.ply,
                     &p.text,
                     &p.message,
-                    p.position
-                        .as_ref()
-                        .map(|pos| pos.to_fen())
-                        .unwrap_or_default(),
+                    p.position.as_deref().unwrap_or_default(),
                     p.legal_san().join(" "),
                 ))?;
             }
@@ -391,7 +388,7 @@ pub fn write_tables(out: &mut dyn Write, path: &str, raw: &RawGame, r: &Replay) 
         }
         rows.push(("problem", p.message.clone()));
         if let Some(pos) = &p.position {
-            rows.push(("position", pos.to_fen()));
+            rows.push(("position", pos.clone()));
         }
         if !p.legal.is_empty() {
             rows.push(("legal moves", p.legal_san().join(" ")));

@@ -319,7 +319,7 @@ impl Game {
                 text: p.text.clone(),
                 message: p.message.clone(),
                 ply: p.ply,
-                fen: p.position.as_ref().map(|pos| pos.to_fen()),
+                fen: p.position.clone(),
                 legal_moves: p.legal_san(),
             })
             .collect();

@@ -116,8 +116,9 @@ impl ProblemKind {
 
 /// One problem found in a game.
 ///
-/// The position and the moves are kept as the rules know them; reports turn them into text
-/// ([`Position::to_fen`], [`Problem::legal_san`]) when they print them.
+/// The position and the close legal moves are kept as the text reports print, made when the
+/// problem is found: a game can hold a problem at every move, and a position as the rules
+/// know it takes about 2 kB, its string a few dozen bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// What kind of problem it is; its name (`illegal-move`...) is what reports show.
@@ -138,16 +139,15 @@ pub struct Problem {
     /// The move's ply from the start of the game (1 for White's first move), for move problems.
     pub ply: Option<u32>,
     /// The position before the move, for move problems; the final position, for a result
-    /// that contradicts it.
-    pub position: Option<Box<Position>>,
+    /// that contradicts it: its position string ([`Position::to_fen`]).
+    pub position: Option<String>,
     /// Legal moves in `position` that came close (same piece or same destination).
     pub legal: Vec<Move>,
-    /// The moves the game allowed in `position`, which `legal` is written out against (a
-    /// move's SAN names its origin only when another of them could be meant). Not always
+    /// `legal` in canonical SAN, written against the moves the game allowed in `position`
+    /// (a move's SAN names its origin only when another of them could be meant). Not always
     /// what the position alone allows: a game's history can forbid a move (permanent check)
-    /// and a game played on past a draw allows moves that the position does not. Empty when
-    /// `legal` is.
-    among: Vec<Move>,
+    /// and a game played on past a draw allows moves that the position does not.
+    legal_text: Vec<String>,
 }
 
 impl Problem {
@@ -164,20 +164,13 @@ impl Problem {
             ply: None,
             position: None,
             legal: Vec::new(),
-            among: Vec::new(),
+            legal_text: Vec::new(),
         }
     }
 
     /// [`Problem::legal`] in canonical SAN, as reports print them.
     pub fn legal_san(&self) -> Vec<String> {
-        match &self.position {
-            Some(pos) => self
-                .legal
-                .iter()
-                .map(|&m| san(pos, m, &self.among))
-                .collect(),
-            None => Vec::new(),
-        }
+        self.legal_text.clone()
     }
 }
 
@@ -198,7 +191,7 @@ impl Serialize for Problem {
             None => st.skip_field("ply")?,
         }
         match &self.position {
-            Some(pos) => st.serialize_field("position", &pos.to_fen())?,
+            Some(pos) => st.serialize_field("position", pos)?,
             None => st.skip_field("position")?,
         }
         if self.legal.is_empty() {
@@ -1340,7 +1333,7 @@ fn judge_end(r: &mut Replay, raw: &RawGame, mut main: Frame) {
             };
             if contradicts {
                 r.problems.push(Problem {
-                    position: Some(Box::new(main.game.position().clone())),
+                    position: Some(main.game.position().to_fen()),
                     ..game_problem(
                         ProblemKind::ResultContradicts,
                         span,
@@ -1407,13 +1400,9 @@ fn play(
     }
     let at = |kind: ProblemKind, message: String, close: &[Move]| Problem {
         ply: Some(ply),
-        position: Some(Box::new(pos.clone())),
+        position: Some(pos.to_fen()),
         legal: close.to_vec(),
-        among: if close.is_empty() {
-            Vec::new()
-        } else {
-            legal.clone()
-        },
+        legal_text: close.iter().map(|&m| san(pos, m, &legal)).collect(),
         ..Problem::at(kind, kind.is_error(), span, &written, message)
     };
     if legal.is_empty() {
@@ -1645,7 +1634,7 @@ fn finish(
     }
     let warn = |kind: ProblemKind, message: String| Problem {
         ply: Some(ply),
-        position: Some(Box::new(game.previous_position())),
+        position: Some(game.previous_position().to_fen()),
         ..Problem::at(kind, false, span, written, message)
     };
     if body != canonical {
@@ -1723,7 +1712,7 @@ fn mark_problem(
 ) -> Problem {
     Problem {
         ply: Some(ply),
-        position: Some(before),
+        position: Some(before.to_fen()),
         ..Problem::at(
             ProblemKind::CheckMark,
             false,
