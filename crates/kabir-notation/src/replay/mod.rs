@@ -1707,7 +1707,7 @@ fn mark_problem(
     raw: &RawGame,
     span: Span,
     ply: u32,
-    before: Box<Position>,
+    before: &Position,
     message: String,
 ) -> Problem {
     Problem {
@@ -1756,7 +1756,7 @@ fn wrong_mark(r: &mut Replay, raw: &RawGame, game: &Game, p: Pending, right: Opt
         raw,
         p.span,
         p.ply,
-        before,
+        &before,
         mark_message(p.written, right),
     ));
 }
@@ -1815,7 +1815,7 @@ fn fast_run<const HASH: bool>(
                         raw,
                         tok.span,
                         ply,
-                        Box::new(game.previous_position()),
+                        &game.previous_position(),
                         mark_message(Some(w), None),
                     ));
                 }
