@@ -375,6 +375,7 @@ pub(crate) fn tree_rows(
     while let Some(row) = rows.next()? {
         let blob = row.get_ref(0)?.as_blob()?;
         let mut it = Rows::new(blob);
+        it.skip_below(hash);
         for r in it.by_ref() {
             if r.hash == hash && r.check == check {
                 if let Some(ids) = &mut out.ids {

@@ -302,6 +302,43 @@ impl<'a> Rows<'a> {
         }
     }
 
+    /// Moves past the rows of hashes below `hash`, reading of each only its hash and the
+    /// lengths of its numbers: a lookup passes most rows of a blob, and decoding them whole
+    /// was most of its time. A row cut short sets `damaged`; the counts of rows passed are
+    /// not checked, since nothing is read from them.
+    pub fn skip_below(&mut self, hash: u64) {
+        while let Some(head) = self.blob.get(self.at..self.at + 19) {
+            let Some(key) = head.first_chunk::<8>() else {
+                break;
+            };
+            if u64::from_le_bytes(*key) >= hash {
+                return;
+            }
+            let mut at = self.at + 19;
+            let Some(games) = get_varint(self.blob, &mut at) else {
+                break;
+            };
+            // Four more counts, then an example for each game up to TREE_EXAMPLES.
+            let mut numbers =
+                4 + usize::try_from(games).map_or(TREE_EXAMPLES, |g| g.min(TREE_EXAMPLES));
+            while numbers > 0 {
+                let Some(&b) = self.blob.get(at) else {
+                    break;
+                };
+                at += 1;
+                numbers -= usize::from(b < 0x80);
+            }
+            if numbers > 0 {
+                break;
+            }
+            self.at = at;
+        }
+        if self.at < self.blob.len() {
+            self.damaged = true;
+            self.at = self.blob.len();
+        }
+    }
+
     fn read(&mut self) -> Option<TreeRow> {
         let b = self.blob.get(self.at..self.at + 19)?;
         let hash = u64::from_le_bytes(b[0..8].try_into().ok()?);
@@ -401,6 +438,59 @@ mod tests {
         assert_eq!(rows.next(), Some(a));
         assert_eq!(rows.next(), None);
         assert!(rows.damaged);
+    }
+
+    /// Skipping lands on the first row of the hash asked for, whatever the rows before hold
+    /// (large counts, many examples), as decoding them one by one would.
+    #[test]
+    fn skipping_lands_where_decoding_would() {
+        let mut rows = Vec::new();
+        for h in [1u64, 1, 4, 700, 700, 1 << 40, u64::MAX] {
+            let mut r = TreeRow::of_game(
+                h,
+                h ^ 5,
+                [h as u8, 0, 1],
+                300 + h as u32,
+                GameResult::Draw,
+                400,
+            );
+            for id in 0..(h % 23) as u32 {
+                r.add(&TreeRow::of_game(
+                    h,
+                    h ^ 5,
+                    [h as u8, 0, 1],
+                    id * 977,
+                    GameResult::WhiteWins,
+                    60_000,
+                ));
+            }
+            rows.push(r);
+        }
+        let mut blob = Vec::new();
+        for r in &rows {
+            r.write(&mut blob);
+        }
+        for target in [0, 1, 2, 4, 5, 700, 701, 1 << 40, u64::MAX] {
+            let mut skipped = Rows::new(&blob);
+            skipped.skip_below(target);
+            let expected: Vec<TreeRow> =
+                rows.iter().filter(|r| r.hash >= target).copied().collect();
+            assert_eq!(
+                skipped.by_ref().collect::<Vec<_>>(),
+                expected,
+                "hash {target}"
+            );
+            assert!(!skipped.damaged);
+        }
+        // A row cut short is damage, found while skipping.
+        let mut last = Vec::new();
+        rows[rows.len() - 1].write(&mut last);
+        for cut in [1, 5, 30] {
+            let mut short = Rows::new(&blob[..blob.len() - last.len() - cut]);
+            short.skip_below(u64::MAX);
+            assert!(short.damaged, "cut {cut}");
+            assert_eq!(short.next(), None);
+        }
     }
 
     #[test]

@@ -299,7 +299,7 @@ impl Registry {
     }
 
     /// The built-ins, unparsed: a definition is read when a look-up first needs its names
-    /// (the entries before the one asked for by id) or its variant.
+    /// (for a name that is no variant's id) or its variant.
     fn parse_builtin() -> Registry {
         let variants = BUILTIN
             .iter()
@@ -404,8 +404,7 @@ impl Registry {
 
     /// A variant by id, display name or alias (case, spaces, hyphens and underscores ignored).
     pub fn find(&self, name: &str) -> Option<&Arc<Variant>> {
-        // The id is among the names: matched first, it spares reading the definition. Every
-        // game read is looked up by its `Variant` tag, so nothing is allocated for it.
+        // Every game read is looked up by its `Variant` tag, so nothing is allocated for it.
         // A short ASCII name (every `Variant` tag in practice) is folded once, and then
         // compared as bytes: folding it again against each name was most of a game's lookup.
         let mut buf = [0u8; 64];
@@ -414,9 +413,17 @@ impl Registry {
             Some(f) => f == folded.as_bytes(),
             None => folds_to(name, folded),
         };
+        // Every id before any other name: the names of the entries before the one asked
+        // for by id are then never read (a TOML parse each). No name is two variants'
+        // (`Registry::add`), so the order finds the same variant.
         self.variants
             .iter()
-            .find(|e| matches(&e.folded_id) || e.names().iter().any(|n| matches(n)))
+            .find(|e| matches(&e.folded_id))
+            .or_else(|| {
+                self.variants
+                    .iter()
+                    .find(|e| e.names().iter().any(|n| matches(n)))
+            })
             .and_then(|e| e.variant())
     }
 
