@@ -72,7 +72,7 @@ pub struct ImportArgs {
     /// are sorted and written (the games and their index entries, estimated from their sizes).
     /// Three batches are in memory at once (one being read, one being sorted, one being
     /// written), so this bounds the import's memory; smaller batches make the import slower.
-    #[arg(long, default_value_t = 52, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    #[arg(long, default_value_t = 75, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub batch_memory: u64,
     /// Index entries each batch rewrites in merging the position index's segments, per entry
     /// it adds. Merges keep look-ups fast with no `kabir index compact`; one left unfinished

@@ -38,7 +38,7 @@ impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             batch_games: 5_000,
-            batch_bytes: 52_000_000,
+            batch_bytes: 75_000_000,
             strict: false,
             max_game_bytes: None,
         }
