@@ -320,7 +320,7 @@ impl Game {
                 message: p.message.clone(),
                 ply: p.ply,
                 fen: p.position.clone(),
-                legal_moves: p.legal_san(),
+                legal_moves: p.legal_san().to_vec(),
             })
             .collect();
         Game {

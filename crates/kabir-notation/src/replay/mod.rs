@@ -169,8 +169,8 @@ impl Problem {
     }
 
     /// [`Problem::legal`] in canonical SAN, as reports print them.
-    pub fn legal_san(&self) -> Vec<String> {
-        self.legal_text.clone()
+    pub fn legal_san(&self) -> &[String] {
+        &self.legal_text
     }
 }
 
@@ -197,7 +197,7 @@ impl Serialize for Problem {
         if self.legal.is_empty() {
             st.skip_field("legal")?;
         } else {
-            st.serialize_field("legal", &self.legal_san())?;
+            st.serialize_field("legal", self.legal_san())?;
         }
         st.end()
     }
