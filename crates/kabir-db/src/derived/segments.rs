@@ -135,12 +135,18 @@ fn next_pending(tx: &Transaction<'_>, variant: i64) -> rusqlite::Result<Option<P
     }))
 }
 
-/// Moves `merge` on by whole tree buckets until at least `budget` entries are merged or it is
-/// done; returns the entries merged. A bucket's rows (of `tree`, and of `posting` for
+/// Moves `merge` on by whole tree buckets until at least `budget` entries are merged, it is
+/// done, or `stop` says so (asked before each bucket but the first); returns the entries
+/// merged. A bucket's rows (of `tree`, and of `posting` for
 /// segments written before version 5) are read from every source, merged (the opening tree
 /// rows added up, the entries interleaved in key order) and written as the target's row;
 /// then the sources' rows of the buckets done are deleted.
-fn advance(tx: &Transaction<'_>, merge: &Pending, budget: u64) -> rusqlite::Result<u64> {
+fn advance(
+    tx: &Transaction<'_>,
+    merge: &Pending,
+    budget: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> rusqlite::Result<u64> {
     let Pending {
         target,
         variant,
@@ -185,7 +191,7 @@ fn advance(tx: &Transaction<'_>, merge: &Pending, budget: u64) -> rusqlite::Resu
     let (mut rows_blob, mut entries_blob, mut beyond_blob) = (Vec::new(), Vec::new(), Vec::new());
     let mut at = next;
     let mut done = false;
-    while out.postings < budget {
+    while out.postings < budget && (at == next || !stop()) {
         let in_tree: Option<i64> = next_tree
             .query_row(rusqlite::params_from_iter(with(&[variant, at])), |r| {
                 r.get(0)
@@ -270,38 +276,56 @@ fn advance(tx: &Transaction<'_>, merge: &Pending, budget: u64) -> rusqlite::Resu
     Ok(merged)
 }
 
+/// What [`merge_some`] did: the entries it merged, and whether a merge is still under way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Progress {
+    pub merged: u64,
+    pub under_way: bool,
+}
+
 /// Starts the merges of `variant`'s full tiers and moves the merges under way on, the lowest
-/// level first, until about `budget` entries are merged or none is left. Returns whether
-/// one is still under way.
+/// level first, until about `budget` entries are merged, none is left, or `stop` says so
+/// (asked between tree buckets, once at least one is merged).
 pub(crate) fn merge_some(
     tx: &Transaction<'_>,
     variant: i64,
     budget: u64,
-) -> rusqlite::Result<bool> {
-    let mut spent = 0u64;
+    stop: &mut dyn FnMut() -> bool,
+) -> rusqlite::Result<Progress> {
+    let mut merged = 0u64;
     loop {
         start_merges(tx, variant)?;
         let Some(pending) = next_pending(tx, variant)? else {
-            return Ok(false);
+            return Ok(Progress {
+                merged,
+                under_way: false,
+            });
         };
-        if spent >= budget {
-            return Ok(true);
+        if merged >= budget || (merged > 0 && stop()) {
+            return Ok(Progress {
+                merged,
+                under_way: true,
+            });
         }
-        spent = spent.saturating_add(advance(tx, &pending, budget - spent)?);
+        // `advance` merges its first bucket whatever `stop` says: every call makes progress.
+        merged = merged.saturating_add(advance(tx, &pending, budget - merged, stop)?);
     }
 }
 
-/// The merge work after a batch: about `budget` entries of `variant` merged (see
-/// [`MergeWork`](crate::MergeWork)), in one transaction of its own, so that no transaction
-/// rewrites more than a bounded part of the index.
+/// The merge work owed after batches: about `budget` entries of `variant` merged (see
+/// [`MergeWork`](crate::MergeWork)), fewer if `stop` says so between tree buckets, in one
+/// transaction of its own, so that no transaction rewrites more than a bounded part of the
+/// index.
 pub(crate) fn merge_after_batch(
     conn: &mut rusqlite::Connection,
     variant: i64,
     budget: u64,
-) -> rusqlite::Result<()> {
+    stop: &mut dyn FnMut() -> bool,
+) -> rusqlite::Result<Progress> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    merge_some(&tx, variant, budget)?;
-    tx.commit()
+    let progress = merge_some(&tx, variant, budget, stop)?;
+    tx.commit()?;
+    Ok(progress)
 }
 
 /// Merges every segment of `variant` into one, whatever merges are under way: their
@@ -335,8 +359,114 @@ pub(crate) fn merge_all(conn: &mut rusqlite::Connection, variant: i64) -> rusqli
             params![games, target],
         )?;
         if let Some(pending) = next_pending(&tx, variant)?.filter(|p| p.target == target) {
-            advance(&tx, &pending, u64::MAX)?;
+            advance(&tx, &pending, u64::MAX, &mut || false)?;
         }
     }
     tx.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Database, GameRecord, MergeWork};
+    use kabir_rules::generate::{Options, random_game};
+    use kabir_rules::{Position, variants};
+
+    /// `n` random Tamerlane games as records, and the positions of every one.
+    fn games(n: u64) -> (Vec<GameRecord>, Vec<Position>) {
+        let variant = variants::builtin("tamerlane").expect("built-in variant");
+        let options = Options {
+            max_plies: 30,
+            ..Options::default()
+        };
+        let mut positions = Vec::new();
+        let records = (0..n)
+            .map(|i| {
+                let game = random_game(&variant, 5, i, &options);
+                let mut pos = game.start().clone();
+                positions.push(pos.clone());
+                for &m in game.moves() {
+                    pos.play_unchecked(m);
+                    positions.push(pos.clone());
+                }
+                let tags = vec![("Result".to_string(), "*".to_string())];
+                GameRecord {
+                    variant: variant.clone(),
+                    start: game.start().clone(),
+                    moves: game.moves().to_vec(),
+                    pgn: kabir_notation::write_game(&game, &tags),
+                    tags,
+                    result: "*".to_string(),
+                    replayed: None,
+                }
+            })
+            .collect();
+        (records, positions)
+    }
+
+    /// A merge told to stop at every chance merges one tree bucket a call, goes on from there
+    /// at the next, and ends with the segments a merge in one go leaves; look-ups answer the
+    /// same after every call.
+    #[test]
+    fn a_stopped_merge_goes_on_where_it_stopped() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let path = dir.path().join("games.db");
+        let (records, positions) = games(40);
+        let mut db = Database::create_or_open(&path).expect("database");
+        let mut importer = db.importer().expect("importer");
+        importer.set_merge_work(MergeWork {
+            per_entry: 0,
+            least: 0,
+        });
+        let batches: Vec<Vec<GameRecord>> = records.chunks(5).map(<[_]>::to_vec).collect();
+        importer.import_all(batches, |_| {}).expect("import");
+        // Eight batches' segments, and the merge of them started but not moved on.
+        assert_eq!(db.segment_count().expect("segments"), 9);
+        let queries: Vec<&Position> = positions.iter().step_by(37).collect();
+        let answers = |db: &Database| -> Vec<_> {
+            queries
+                .iter()
+                .map(|q| db.search_position(q).expect("search"))
+                .collect()
+        };
+        let before = answers(&db);
+        assert!(before.iter().all(|hits| !hits.is_empty()));
+        let variant: i64 = db
+            .conn
+            .query_row("SELECT id FROM variant", [], |r| r.get(0))
+            .expect("variant");
+        let buckets = |db: &Database| -> i64 {
+            db.conn
+                .query_row("SELECT count(DISTINCT bucket) FROM tree", [], |r| r.get(0))
+                .expect("buckets")
+        };
+        let total = buckets(&db);
+        let mut calls = 0;
+        let mut merged = 0;
+        loop {
+            let mut asked = 0;
+            let progress = merge_after_batch(&mut db.conn, variant, u64::MAX, &mut || {
+                asked += 1;
+                true
+            })
+            .expect("merge");
+            calls += 1;
+            merged += progress.merged;
+            assert_eq!(answers(&db), before, "after call {calls}");
+            if !progress.under_way {
+                break;
+            }
+            assert!(progress.merged > 0, "call {calls} merged nothing");
+            assert!(asked >= 1, "call {calls} never asked whether to stop");
+            assert!(calls <= total + 1, "{calls} calls for {total} buckets");
+        }
+        assert!(calls >= total, "{calls} calls for {total} buckets");
+        assert_eq!(db.segment_count().expect("segments"), 1);
+        let entries: i64 = db
+            .conn
+            .query_row("SELECT sum(postings) FROM segment", [], |r| r.get(0))
+            .expect("entries");
+        assert_eq!(merged, entries as u64);
+        assert_eq!(entries as usize, positions.len());
+    }
 }

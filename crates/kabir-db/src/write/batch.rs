@@ -89,29 +89,29 @@ impl Written {
         }
     }
 
-    /// Merges the tiers the batch may have filled, each in a transaction of its own: an
-    /// import, between batches. The index's segments of the variants that grew are merged a
-    /// bounded part at a time, in proportion to the batch (see [`segments`]); the tallies'
-    /// tiers at once.
-    pub fn merge_tiers(
-        &self,
-        conn: &mut rusqlite::Connection,
-        work: MergeWork,
-    ) -> rusqlite::Result<()> {
-        for &(v, entries) in &self.grown {
-            let budget = entries.saturating_mul(work.per_entry).max(work.least);
-            segments::merge_after_batch(conn, v, budget)?;
-        }
+    /// Merges the tallies' tiers the batch may have filled, each in a transaction of its own:
+    /// an import, between batches. The index's segments are merged apart, a bounded part at
+    /// a time (see [`Written::merge_work`]).
+    pub fn merge_tallies(&self, conn: &mut rusqlite::Connection) -> rusqlite::Result<()> {
         for kind in self.tallies() {
             merge::merge_tiers(conn, kind)?;
         }
         Ok(())
     }
 
+    /// The merge work on the index's segments that the batch brings, by variant: in
+    /// proportion to the entries it wrote for each variant whose index grew (see
+    /// [`segments`]).
+    pub fn merge_work(&self, work: MergeWork) -> impl Iterator<Item = (i64, u64)> + '_ {
+        self.grown
+            .iter()
+            .map(move |&(v, entries)| (v, entries.saturating_mul(work.per_entry).max(work.least)))
+    }
+
     /// The same merges inside `tx`: a rebuild, all in one transaction.
     pub fn merge_in(&self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
         for &(v, _) in &self.grown {
-            segments::merge_some(tx, v, u64::MAX)?;
+            segments::merge_some(tx, v, u64::MAX, &mut || false)?;
         }
         for kind in self.tallies() {
             while merge::merge_step(tx, kind)? {}

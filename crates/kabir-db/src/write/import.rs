@@ -3,6 +3,7 @@
 
 use crate::read::query::Special;
 use std::collections::HashMap;
+use std::sync::mpsc::TryRecvError;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
@@ -119,6 +120,9 @@ pub struct Importer<'db> {
     names: NameCache,
     /// Batches committed by this importer.
     committed: u64,
+    /// The merge work on the index's segments that batches brought and that is not done
+    /// yet, in entries, by variant id.
+    owed: Vec<(i64, u64)>,
     /// The batch (counted from 0) in whose writing to panic, for tests only.
     panic_in: Option<u64>,
 }
@@ -136,6 +140,7 @@ impl Database {
             rule: DuplicateRule::default(),
             names: NameCache::default(),
             committed: 0,
+            owed: Vec::new(),
             panic_in: None,
         })
     }
@@ -210,7 +215,9 @@ impl Importer<'_> {
     /// Derives and stores one batch, in one transaction.
     pub fn import_batch(&mut self, records: Vec<GameRecord>) -> Result<BatchStats, DbError> {
         let prepared = prepare(records);
-        self.write(prepared, drop)
+        let stats = self.write(prepared, drop)?;
+        self.pay(u64::MAX, &mut || false)?;
+        Ok(stats)
     }
 
     /// Imports a stream of batches of records ([`GameRecord`]) or games made ready
@@ -219,8 +226,10 @@ impl Importer<'_> {
     /// once the sorted one goes to be written, so two batches are in memory here at a time
     /// while the caller makes a third; records are made ready here, games made ready by the
     /// caller (while it reads them, say) leave only the sorting and the writing to this stage.
-    /// `on_batch` sees each committed batch's stats; the totals are returned. Stops at the
-    /// first error: the batches committed before it stay.
+    /// The index's merges that the batches bring are done while the writer waits for the
+    /// next batch, and what is left of them once the last is written (see
+    /// `docs/DATABASE.md`, "The position index"). `on_batch` sees each committed batch's stats; the
+    /// totals are returned. Stops at the first error: the batches committed before it stay.
     pub fn import_all<I, G>(
         &mut self,
         batches: I,
@@ -268,16 +277,74 @@ impl Importer<'_> {
                 });
             }
             let handle = scope.spawn(move || {
-                for prepared in from_main {
+                // Each batch owes merge work (see `Importer::pay`), which the writer does
+                // while no batch is ready for it, taking the next one as soon as it is:
+                // merging right after each batch kept the batches after it waiting. At most
+                // `MERGE_CARRY` batches' work is put off when a batch is taken, and all of it
+                // is done before the import ends, so the index is left as merged as before.
+                let mut ready: Option<Prepared> = None;
+                let mut carry = 0u64;
+                let mut failed = false;
+                loop {
+                    let prepared = match ready.take() {
+                        Some(p) => p,
+                        None if writer.owed() == 0 => match from_main.recv() {
+                            Ok(p) => p,
+                            Err(_) => break,
+                        },
+                        None => {
+                            let mut closed = false;
+                            let paid = writer.pay(u64::MAX, &mut || {
+                                if ready.is_none() && !closed {
+                                    match from_main.try_recv() {
+                                        Ok(p) => ready = Some(p),
+                                        Err(TryRecvError::Disconnected) => closed = true,
+                                        Err(TryRecvError::Empty) => {}
+                                    }
+                                }
+                                ready.is_some() || closed
+                            });
+                            let _ = to_checkpointer.send(());
+                            if let Err(e) = paid {
+                                let _ = to_main.send(Err(e));
+                                failed = true;
+                                break;
+                            }
+                            if closed {
+                                break;
+                            }
+                            continue;
+                        }
+                    };
+                    let excess = writer.owed().saturating_sub(carry);
+                    if excess > 0
+                        && let Err(e) = writer.pay(excess, &mut || false)
+                    {
+                        let _ = to_main.send(Err(e));
+                        failed = true;
+                        break;
+                    }
                     writer.fit_cache();
+                    let before = writer.owed();
                     let r = writer.write(prepared, |e| {
                         let _ = spare_entries.send(e);
                     });
-                    let failed = r.is_err();
+                    carry = writer
+                        .owed()
+                        .saturating_sub(before)
+                        .saturating_mul(MERGE_CARRY);
+                    failed = r.is_err();
                     let _ = to_checkpointer.send(());
                     if to_main.send(r).is_err() || failed {
+                        failed = true;
                         break;
                     }
+                }
+                if !failed {
+                    if let Err(e) = writer.pay(u64::MAX, &mut || false) {
+                        let _ = to_main.send(Err(e));
+                    }
+                    let _ = to_checkpointer.send(());
                 }
                 // The openings left recent by the import are consolidated, so that a report
                 // afterwards reads few of them (see `openings`).
@@ -400,13 +467,51 @@ impl Importer<'_> {
         self.names.commit(std::mem::take(&mut written.names));
         self.committed += 1;
         if self.merge_tiers {
-            written
-                .merge_tiers(&mut db.conn, self.merge_work)
-                .map_err(|e| db.err(e))?;
+            written.merge_tallies(&mut db.conn).map_err(|e| db.err(e))?;
+            for (v, work) in written.merge_work(self.merge_work) {
+                match self.owed.iter_mut().find(|(o, _)| *o == v) {
+                    Some((_, owed)) => *owed = owed.saturating_add(work),
+                    None => self.owed.push((v, work)),
+                }
+            }
         }
         Ok(stats)
     }
+
+    /// The merge work owed, in entries (see [`Importer::pay`]).
+    fn owed(&self) -> u64 {
+        self.owed.iter().map(|&(_, w)| w).sum()
+    }
+
+    /// Does up to `limit` entries of the merge work owed, variant by variant, each in a
+    /// transaction of its own, stopping early when `stop` says so between tree buckets.
+    /// Work owed for a variant with no merge under way is dropped: there is nothing to do.
+    fn pay(&mut self, mut limit: u64, stop: &mut dyn FnMut() -> bool) -> Result<(), DbError> {
+        while limit > 0
+            && let Some(&(v, owed)) = self.owed.first()
+        {
+            let budget = owed.min(limit);
+            let progress = segments::merge_after_batch(&mut self.db.conn, v, budget, stop)
+                .map_err(|e| self.db.err(e))?;
+            limit = limit.saturating_sub(progress.merged);
+            let left = owed.saturating_sub(progress.merged);
+            if progress.under_way && left > 0 {
+                self.owed[0].1 = left;
+                if progress.merged < budget {
+                    // Stopped.
+                    return Ok(());
+                }
+            } else {
+                self.owed.remove(0);
+            }
+        }
+        Ok(())
+    }
 }
+
+/// The batches' worth of merge work an import's writer may put off when it takes a batch
+/// (see [`Importer::import_all`]).
+const MERGE_CARRY: u64 = 2;
 
 enum WriteError {
     Sql(rusqlite::Error),
