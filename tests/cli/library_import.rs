@@ -242,3 +242,48 @@ fn a_panic_in_the_writer_stops_the_import_with_an_error() {
     assert_eq!(db.game_count().unwrap(), 8);
     db.integrity_check().unwrap();
 }
+
+/// The import's reading threads lower their own CPU priority; the thread that runs the
+/// import keeps its own, though it reads some games itself (here a game too large to store,
+/// 6 MB, longer than any block of the input grows), and the other games are all stored.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_calling_thread_keeps_its_priority() {
+    #[allow(unsafe_code)]
+    fn nice() -> i32 {
+        // SAFETY: `getpriority` takes and returns plain integers and reads only the calling
+        // thread's nice value (a value from -20 to 19: -1 is an error only with errno set,
+        // which no valid call here sets).
+        unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.pgn");
+    generated(&input, "tamerlane", 200, 3);
+    let games = std::fs::read_to_string(&input).unwrap();
+    let large = format!(
+        "[Variant \"shatranj\"]\n\n1. e3 {{{}}} e6 *\n\n",
+        "word ".repeat(1_200_000)
+    );
+    std::fs::write(&input, format!("{large}{games}{large}{games}")).unwrap();
+    let before = nice();
+    let registry = kabir::variants::Registry::builtin();
+    let mut heard = Heard::default();
+    let mut db = Database::create_or_open(dir.path().join("k.db")).unwrap();
+    let mut importer = db.importer().unwrap();
+    let options = ImportOptions {
+        max_game_bytes: Some(100_000),
+        ..ImportOptions::default()
+    };
+    let summary = importer
+        .import_inputs(
+            [File::open(&input).map_err(Into::into)],
+            &registry,
+            &options,
+            &mut heard,
+        )
+        .unwrap();
+    assert_eq!(summary.read, 402);
+    assert_eq!((summary.imported, summary.duplicates), (200, 200));
+    assert_eq!(heard.not_stored.len(), 2);
+    assert_eq!(nice(), before);
+}

@@ -228,8 +228,9 @@ impl Importer<'_> {
     /// caller (while it reads them, say) leave only the sorting and the writing to this stage.
     /// The index's merges that the batches bring are done while the writer waits for the
     /// next batch, and what is left of them once the last is written (see
-    /// `docs/DATABASE.md`, "The position index"). `on_batch` sees each committed batch's stats; the
-    /// totals are returned. Stops at the first error: the batches committed before it stay.
+    /// `docs/DATABASE.md`, "The position index"). `on_batch` sees each committed batch's
+    /// stats; the totals are returned. Stops at the first error: the batches committed before
+    /// it stay.
     pub fn import_all<I, G>(
         &mut self,
         batches: I,

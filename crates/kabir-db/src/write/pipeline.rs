@@ -426,9 +426,11 @@ where
             bytes: std::sync::Arc::clone(&state.seen),
         };
         // Records (with their canonical text) are made and made ready to store on the worker
-        // threads, and a valid game's text, replay and record are dropped there.
+        // threads, and a valid game's text, replay and record are dropped there. This thread
+        // makes a few too (those read across two blocks of the input).
+        let caller = std::thread::current().id();
         let work = |raw: RawGame, r: Replay| {
-            yield_to_writer();
+            yield_to_writer(caller);
             match GameRecord::from_replay(r, &raw) {
                 Ok(record) => match record.check() {
                     Ok(()) => Made::Stored(
@@ -485,21 +487,24 @@ where
 const READER_NICE: i32 = 10;
 
 /// Lowers the CPU priority of the calling thread, once, when it is one of an import's
-/// reading threads. The writer is an import's narrowest stage: with as many reading threads
-/// as cores, it waited for a core for a quarter of a 200,000-game import; taking a core as
-/// soon as it needs one, it keeps the whole pipeline moving, and the readers have the cores
-/// whenever it waits. The reading threads are the import's own, ended with it, so no other
-/// thread of the caller is changed. Only on Linux, where the nice value is a thread's own
-/// (elsewhere it is the process's, the writer's too).
-fn yield_to_writer() {
+/// reading threads rather than `caller`, the thread that runs the import. The writer is an
+/// import's narrowest stage: with as many reading threads as cores, it waited for a core for
+/// a quarter of a 200,000-game import; taking a core as soon as it needs one, it keeps the
+/// whole pipeline moving, and the readers have the cores whenever it waits. The reading
+/// threads are the import's own, ended with it, so no thread of the caller is changed. Only
+/// on Linux, where the nice value is a thread's own (elsewhere it is the process's, the
+/// writer's too).
+fn yield_to_writer(caller: std::thread::ThreadId) {
+    #[cfg(not(target_os = "linux"))]
+    let _ = caller;
     #[cfg(target_os = "linux")]
     {
         use std::cell::Cell;
         thread_local! {
-            static LOWERED: Cell<bool> = const { Cell::new(false) };
+            static SEEN: Cell<bool> = const { Cell::new(false) };
         }
-        LOWERED.with(|lowered| {
-            if !lowered.replace(true) {
+        SEEN.with(|seen| {
+            if !seen.replace(true) && std::thread::current().id() != caller {
                 // SAFETY: `nice` takes and returns plain integers and changes nothing but
                 // the calling thread's nice value. A failure (-1 with errno set) leaves the
                 // priority as it was, which is harmless, so the result is not looked at.
