@@ -137,10 +137,10 @@ fn next_pending(tx: &Transaction<'_>, variant: i64) -> rusqlite::Result<Option<P
 
 /// Moves `merge` on by whole tree buckets until at least `budget` entries are merged, it is
 /// done, or `stop` says so (asked before each bucket but the first); returns the entries
-/// merged. A bucket's rows (of `tree`, and of `posting` for
-/// segments written before version 5) are read from every source, merged (the opening tree
-/// rows added up, the entries interleaved in key order) and written as the target's row;
-/// then the sources' rows of the buckets done are deleted.
+/// merged. A bucket's rows (of `tree`, and of `posting` for segments written before version
+/// 5) are read from every source, merged (the opening tree rows added up, the entries
+/// interleaved in key order) and written as the target's row; then the sources' rows of the
+/// buckets done are deleted.
 fn advance(
     tx: &Transaction<'_>,
     merge: &Pending,
