@@ -260,7 +260,7 @@ fn raw_key(e: &[u8]) -> u128 {
 /// Hashes are uniform, so rather than merging (a heap of the blobs' next entries, whose
 /// comparisons the processor cannot predict), the entries are counted into about as many
 /// ranges of hash as there are entries, put in place range by range, and each range's few
-/// entries sorted: a third of the time a merge took.
+/// entries sorted.
 pub(crate) fn merge_entries(blobs: &[&[u8]], out: &mut Vec<u8>) -> u64 {
     let start = out.len();
     let total: usize = blobs.iter().map(|b| b.len() / POSTING_BYTES).sum();
