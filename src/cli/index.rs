@@ -34,7 +34,7 @@ pub enum IndexCommand {
     /// one, in one transaction.
     ///
     /// A position lookup reads one row per segment, so queries answer a little faster after
-    /// it (imports keep at most 7 segments a tier: 17 at a million games); the answers are
+    /// it (imports keep at most 31 segments a tier: 44 at a million games); the answers are
     /// the same. It rewrites the whole position index: on a million Tamerlane games,
     /// minutes, and temporary disk space up to the index's size. An import of more games
     /// makes new segments again.

@@ -521,15 +521,15 @@ fn filters_and_stats() {
 #[test]
 fn merged_segments_answer_the_same() {
     let (_dir, path) = temp_db();
-    let recs = records("tamerlane", 21, 0..90, 40);
-    // Batches of 5: 18 segments, merged in tiers of 8 as they come.
-    import(&path, recs.clone(), 5);
+    let recs = records("tamerlane", 21, 0..132, 40);
+    // Batches of 2: 66 segments, merged in tiers of 32 as they come.
+    import(&path, recs.clone(), 2);
     let q = positions(&recs[3])[2].clone();
     let db = Database::open(&path).unwrap();
     let before = db.search_position(&q).unwrap();
     assert_eq!(before, brute_force(&recs, &q));
     let segments = db.segment_count().unwrap();
-    // Two of level 1 (8 batches each) and the last two batches' own.
+    // Two of level 1 (32 batches each) and the last two batches' own.
     assert_eq!(segments, 4);
     drop(db);
     let mut db = Database::create_or_open(&path).unwrap();
@@ -582,7 +582,7 @@ fn merges_under_way_answer_the_same() {
         now
     };
     // 12 imports of two batches of 4 games, then 54 imports of one game, each merging about
-    // 100 entries (a level-0 merge holds about 1,300).
+    // 100 entries (a level-0 merge holds about 5,200).
     let mut sessions: Vec<Vec<Vec<GameRecord>>> = recs[..96]
         .chunks(8)
         .map(|c| c.chunks(4).map(<[GameRecord]>::to_vec).collect())
@@ -602,7 +602,7 @@ fn merges_under_way_answer_the_same() {
         most_under_way = most_under_way.max(check(&db, stored));
     }
     assert!(
-        most_under_way.0 >= 1 && most_under_way.1 >= 8,
+        most_under_way.0 >= 1 && most_under_way.1 >= kabir::db::MERGE_FANOUT,
         "{most_under_way:?}"
     );
     let mut db = Database::create_or_open(&path).unwrap();

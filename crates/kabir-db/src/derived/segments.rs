@@ -22,17 +22,19 @@ use crate::storage::codec::{damaged, merge_entries};
 use crate::storage::schema::{BUCKET_BITS, TREE_BUCKET_BITS, buckets_of_tree_bucket};
 
 /// Segments of one level merged into one of the next level once there are this many. Every
-/// segment takes part, however large: after `n` batches a variant keeps at most 7 segments of
-/// each level from 0 to log8(n), and the merges under way, so that a look-up, which reads one
-/// row per segment, stays fast without `kabir index compact`. Each entry is rewritten once per
-/// level it climbs.
-pub const MERGE_FANOUT: i64 = 8;
+/// segment takes part, however large: after `n` batches a variant keeps at most 31 segments
+/// of each level from 0 to log32(n), and the merges under way, so that a look-up, which reads
+/// one row per segment, stays fast without `kabir index compact`. Each entry is rewritten once
+/// per level it climbs, so wide tiers make an import's merges cheap (once for most entries of
+/// a million games, where tiers of 8 rewrote them twice); a look-up pays about 12 µs for each
+/// row more it reads (`docs/PERFORMANCE.md`).
+pub const MERGE_FANOUT: i64 = 32;
 
 /// Entries that merges under way may rewrite after a batch, per entry the batch wrote. An
 /// entry climbs a level for every factor of [`MERGE_FANOUT`] the index grows by, so at a
 /// rate of one entry per level per entry written the merges keep pace with the batches;
-/// four covers the levels of some 16 million games of a default batch size (4,096 batches),
-/// and beyond, lower levels' merges still come first.
+/// four covers the levels of about a million batches (32^4), and beyond, lower levels'
+/// merges still come first.
 pub const MERGE_WORK: u64 = 4;
 
 /// The least work a batch does on merges under way, in entries, so that a run of small
@@ -411,7 +413,8 @@ mod tests {
     fn a_stopped_merge_goes_on_where_it_stopped() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("games.db");
-        let (records, positions) = games(40);
+        let fanout = u64::try_from(MERGE_FANOUT).expect("fanout");
+        let (records, positions) = games(5 * fanout);
         let mut db = Database::create_or_open(&path).expect("database");
         let mut importer = db.importer().expect("importer");
         importer.set_merge_work(MergeWork {
@@ -420,8 +423,8 @@ mod tests {
         });
         let batches: Vec<Vec<GameRecord>> = records.chunks(5).map(<[_]>::to_vec).collect();
         importer.import_all(batches, |_| {}).expect("import");
-        // Eight batches' segments, and the merge of them started but not moved on.
-        assert_eq!(db.segment_count().expect("segments"), 9);
+        // A full tier of batches' segments, and the merge of them started but not moved on.
+        assert_eq!(db.segment_count().expect("segments"), fanout + 1);
         let queries: Vec<&Position> = positions.iter().step_by(37).collect();
         let answers = |db: &Database| -> Vec<_> {
             queries
