@@ -26,8 +26,8 @@ use crate::storage::schema::{BUCKET_BITS, TREE_BUCKET_BITS, buckets_of_tree_buck
 /// of each level from 0 to log32(n), and the merges under way, so that a look-up, which reads
 /// one row per segment, stays fast without `kabir index compact`. Each entry is rewritten once
 /// per level it climbs, so wide tiers make an import's merges cheap (once for most entries of
-/// a million games, where tiers of 8 rewrote them twice); a look-up pays about 12 µs for each
-/// row more it reads (`docs/PERFORMANCE.md`).
+/// a million games, where tiers of 8 rewrote them twice), for a look-up's reading more rows
+/// (`docs/PERFORMANCE.md`, "At scale").
 pub const MERGE_FANOUT: i64 = 32;
 
 /// Entries that merges under way may rewrite after a batch, per entry the batch wrote. An
