@@ -545,6 +545,14 @@ impl PackedFastSan {
         )
     }
 
+    /// The length of the fast form's move text (its mark not counted) and whether a mark
+    /// was written, as [`PackedFastSan::get`] gives them, without unpacking the rest.
+    #[inline(always)]
+    pub fn text_len(self) -> Option<(usize, bool)> {
+        let v = self.0;
+        (v & Self::PRESENT != 0).then_some(((v >> 23 & 7) as usize, v >> 21 & 3 != 0))
+    }
+
     /// The fast form, if the move has one.
     #[inline]
     pub fn get(self) -> Option<FastSan> {

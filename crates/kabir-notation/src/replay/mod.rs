@@ -835,7 +835,7 @@ fn take_turn(line: &mut (Turn, Turn, bool)) -> Option<(u32, bool)> {
     *now = if side == Color::White {
         (n, Color::Black)
     } else {
-        (n + 1, Color::White)
+        (n.wrapping_add(1), Color::White)
     };
     *fresh = false;
     number
@@ -847,6 +847,8 @@ fn take_turn(line: &mut (Turn, Turn, bool)) -> Option<(u32, bool)> {
 /// [`Replay::write_canonical_with`]). Each move's text is its source text; the last one takes
 /// the entry's check mark. Writes what the general loop of the writer would, move by move,
 /// without its search for the canonical entry of each.
+// Most of an import's canonical text is written here, a few bytes a token: the turn is kept
+// in locals and a token's length and mark are read from its packed form, without unpacking it.
 fn write_run(
     w: &mut LineWriter,
     t: &mut String,
@@ -859,12 +861,15 @@ fn write_run(
     let CanonText::Run { end } = c.text else {
         return;
     };
+    // The index in `run` of the move that takes the entry's mark, if the run reaches it.
+    let marked = (end as usize).checked_sub(first + 1);
+    let (mut before, (mut n, mut side), mut fresh) = *line;
     let mut words = w.words();
     for (j, tok) in run.iter().enumerate() {
         let TokenKind::Move(packed) = tok.kind else {
             continue;
         };
-        let Some(fast) = packed.get() else {
+        let Some((len, written_mark)) = packed.text_len() else {
             continue;
         };
         // A fast form is ASCII (see `PackedFastSan`), so its bytes are its text.
@@ -874,44 +879,46 @@ fn write_run(
             .checked_sub(raw.source_offset)
             .and_then(|s| usize::try_from(s).ok())
             .and_then(|s| raw.source.get(s..))
-            .filter(|s| s.len() >= fast.len)
+            .filter(|s| s.len() >= len)
         else {
             continue;
         };
-        if let Some((n, black)) = take_turn(line) {
-            words.move_number(n, black);
-        }
-        let mark = if first + j + 1 == end as usize {
-            c.mark
+        // The turn, as `take_turn` moves it.
+        before = (n, side);
+        if side == Color::White {
+            words.move_number(n, false);
+            side = Color::Black;
         } else {
-            None
-        };
+            if fresh {
+                words.move_number(n, true);
+            }
+            n = n.wrapping_add(1);
+            side = Color::White;
+        }
+        fresh = false;
+        let mark = if Some(j) == marked { c.mark } else { None };
         // A token longer than its move and mark ends in a glyph, which is read from it.
-        let plain = tok.span.len == (fast.len + usize::from(fast.suffix.is_some())) as u64;
+        let plain = tok.span.len == (len + usize::from(written_mark)) as u64;
+        if mark.is_none() && plain && letters.is_none() {
+            words.word(source, len);
+            continue;
+        }
         let glyph = if !plain && matches!(raw.bytes(tok.span).last(), Some(b'!' | b'?')) {
             raw.san(tok).and_then(|sp| sp.glyph)
         } else {
             None
         };
-        if let Some(variant) = letters {
+        t.clear();
+        match (letters, packed.get()) {
             // Written in another language's letters: the canonical text is made, not copied.
-            t.clear();
-            fast_canonical(variant, &fast, t);
-            t.push_str(mark.map_or("", Suffix::as_str));
-            t.push_str(glyph.map_or("", |g| g.as_str()));
-            words.word(t.as_bytes(), t.len());
-            continue;
+            (Some(variant), Some(fast)) => fast_canonical(variant, &fast, t),
+            _ => t.extend(source.iter().take(len).map(|&b| char::from(b))),
         }
-        if mark.is_none() && glyph.is_none() {
-            words.word(source, fast.len);
-        } else {
-            t.clear();
-            t.extend(source.iter().take(fast.len).map(|&b| char::from(b)));
-            t.push_str(mark.map_or("", Suffix::as_str));
-            t.push_str(glyph.map_or("", |g| g.as_str()));
-            words.word(t.as_bytes(), t.len());
-        }
+        t.push_str(mark.map_or("", Suffix::as_str));
+        t.push_str(glyph.map_or("", |g| g.as_str()));
+        words.word(t.as_bytes(), t.len());
     }
+    *line = (before, (n, side), fresh);
 }
 
 /// The canonical SAN of a move written in a fast form with a variant's letters for reading
