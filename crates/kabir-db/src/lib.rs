@@ -12,6 +12,11 @@ mod read;
 mod storage;
 mod write;
 
+/// A hash map for the maps filled once per game or name while a batch is written: keyed by
+/// hashes, ids and names, where SipHash (the standard default) cost a few percent of the
+/// writer's time.
+type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
 pub use derived::names;
 
 pub use derived::rebuild::Rebuilt;

@@ -3,10 +3,11 @@
 //! carry it (tallies of kind [`Kind::Names`]). A search by name finds the matching names among
 //! the distinct ones, then reads only their games' ids. See `docs/DATABASE.md`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use crate::FastMap;
 use crate::derived::names::fold_name;
 use crate::derived::tally::{self, Kind};
 use crate::derived::{BatchInput, Derived, StoredGame, Written};
@@ -28,7 +29,7 @@ fn part_of(field: usize, name: u64) -> i64 {
 /// Name ids known to be stored, kept by an importer across batches.
 #[derive(Debug, Default)]
 pub(crate) struct NameCache {
-    ids: HashMap<String, i64>,
+    ids: FastMap<String, i64>,
     /// The `meta` generation the ids belong to: a rebuild renumbers names.
     generation: Option<String>,
 }
@@ -78,7 +79,7 @@ impl<'a> Derived<'a> for BatchNames<'a> {
             cache.ids.clear();
             cache.generation = generation;
         }
-        let mut found: HashMap<&str, i64> = HashMap::new();
+        let mut found: FastMap<&str, i64> = FastMap::default();
         let mut select = tx.prepare_cached("SELECT id FROM name WHERE text = ?1")?;
         let mut insert = tx.prepare_cached("INSERT INTO name (text) VALUES (?1)")?;
         let mut trigrams =

@@ -23,10 +23,11 @@
 //! come in line order. The answer is the same as adding up every line, whatever the counts.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use crate::FastMap;
 use crate::derived::tally::{self, Kind, OpeningRow, Openings};
 use crate::derived::{BatchInput, Derived, StoredGame, Written};
 use crate::storage::codec::{MOVE_BYTES, damaged};
@@ -61,7 +62,7 @@ type Line = ([u8; OPENING_PLIES * MOVE_BYTES], usize);
 /// standard start, stored as one recent tally.
 #[derive(Debug, Default)]
 pub(crate) struct BatchOpenings {
-    openings: HashMap<(i64, Line), OpeningRow>,
+    openings: FastMap<(i64, Line), OpeningRow>,
     games: u64,
 }
 

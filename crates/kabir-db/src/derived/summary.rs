@@ -5,10 +5,10 @@
 //! kind). See `docs/DATABASE.md`.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use rusqlite::{Transaction, params};
 
+use crate::FastMap;
 use crate::derived::{BatchInput, Derived, StoredGame, Written};
 use crate::write::record::GameEnd;
 
@@ -66,9 +66,9 @@ type RowKey = (i64, Option<[u8; 4]>, Cow<'static, str>, GameEnd);
 /// The summaries' part of a batch, added up in memory and written at once.
 #[derive(Debug, Default)]
 pub(crate) struct BatchSummary {
-    rows: HashMap<RowKey, Counts>,
-    lengths: HashMap<(i64, u32), u64>,
-    promotions: HashMap<(i64, String), (u64, u64)>,
+    rows: FastMap<RowKey, Counts>,
+    lengths: FastMap<(i64, u32), u64>,
+    promotions: FastMap<(i64, String), (u64, u64)>,
 }
 
 impl Derived<'_> for BatchSummary {

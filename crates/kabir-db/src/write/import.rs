@@ -2,11 +2,11 @@
 //! transaction per batch.
 
 use crate::read::query::Special;
-use std::collections::HashMap;
 use std::sync::mpsc::TryRecvError;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use crate::FastMap;
 use crate::derived::Written;
 use crate::derived::name_index::NameCache;
 use crate::derived::segments;
@@ -536,28 +536,18 @@ fn variant_id(tx: &Transaction<'_>, name: &str) -> rusqlite::Result<i64> {
 /// The stored game that `d` repeats under `rule`, if any (the first stored, when several
 /// are). Keys are hashes: the fields are compared too.
 fn stored(
-    tx: &Transaction<'_>,
+    stmts: &mut GameStatements<'_>,
     variant: i64,
     d: &Derived,
     rule: DuplicateRule,
 ) -> rusqlite::Result<Option<GameId>> {
-    let mut stmt;
-    // No ORDER BY: the first is found among the few rows with the key (SQLite would sort
-    // them in a temporary B-tree, on every game).
     let mut rows = match rule {
         DuplicateRule::Record => {
-            stmt = tx.prepare_cached(
-                "SELECT id, start_fen, moves, result, event, site, date, round, white, black
-                 FROM game WHERE content = ?1 AND record = ?2 AND variant = ?3",
-            )?;
-            stmt.query(params![to_sql(d.content), to_sql(d.record), variant])?
+            stmts
+                .lookup
+                .query(params![to_sql(d.content), to_sql(d.record), variant])?
         }
-        DuplicateRule::Moves => {
-            stmt = tx.prepare_cached(
-                "SELECT id, start_fen, moves FROM game WHERE content = ?1 AND variant = ?2",
-            )?;
-            stmt.query(params![to_sql(d.content), variant])?
-        }
+        DuplicateRule::Moves => stmts.lookup.query(params![to_sql(d.content), variant])?,
     };
     let mut first: Option<GameId> = None;
     while let Some(row) = rows.next()? {
@@ -582,6 +572,46 @@ fn stored(
     Ok(first)
 }
 
+/// The statements a batch runs for each game, prepared once for the batch: looked up in the
+/// connection's cache for every game, they were a few percent of the writer's time.
+struct GameStatements<'tx> {
+    /// The stored games with a game's key, under the batch's duplicate rule. No ORDER BY:
+    /// the first is found among the few rows with the key (SQLite would sort them in a
+    /// temporary B-tree, on every game).
+    lookup: rusqlite::CachedStatement<'tx>,
+    game: rusqlite::CachedStatement<'tx>,
+    text: rusqlite::CachedStatement<'tx>,
+    promotion: rusqlite::CachedStatement<'tx>,
+}
+
+impl<'tx> GameStatements<'tx> {
+    fn new(tx: &'tx Transaction<'_>, rule: DuplicateRule) -> rusqlite::Result<Self> {
+        Ok(GameStatements {
+            lookup: tx.prepare_cached(match rule {
+                DuplicateRule::Record => {
+                    "SELECT id, start_fen, moves, result, event, site, date, round, white, black
+                     FROM game WHERE content = ?1 AND record = ?2 AND variant = ?3"
+                }
+                DuplicateRule::Moves => {
+                    "SELECT id, start_fen, moves FROM game WHERE content = ?1 AND variant = ?2"
+                }
+            })?,
+            game: tx.prepare_cached(
+                "INSERT INTO game (variant, content, record, start_fen, standard_start, moves,
+                     plies, result, termination, event, site, date, round, white, black, swaps,
+                     lifts, relocations, promotions, arrivals, adventitious_kings,
+                     citadel_entries)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                     ?17, ?18, ?19, ?20, ?21, ?22)",
+            )?,
+            text: tx
+                .prepare_cached("INSERT INTO game_text (game, tags, pgn) VALUES (?1, ?2, ?3)")?,
+            promotion: tx
+                .prepare_cached("INSERT INTO promotion (game, kind, count) VALUES (?1, ?2, ?3)")?,
+        })
+    }
+}
+
 /// Whether two derived games of one variant are duplicates under `rule`.
 fn same_game(a: &Derived, b: &Derived, rule: DuplicateRule) -> bool {
     a.start_fen == b.start_fen
@@ -597,17 +627,15 @@ fn same_game(a: &Derived, b: &Derived, rule: DuplicateRule) -> bool {
         }
 }
 
-fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, WriteError> {
+fn insert_game(
+    tx: &Transaction<'_>,
+    stmts: &mut GameStatements<'_>,
+    variant: i64,
+    d: &Derived,
+) -> Result<u32, WriteError> {
     let s = &d.special;
     let roster = d.roster_values();
-    tx.prepare_cached(
-        "INSERT INTO game (variant, content, record, start_fen, standard_start, moves, plies,
-             result, termination, event, site, date, round, white, black, swaps, lifts,
-             relocations, promotions, arrivals, adventitious_kings, citadel_entries)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-             ?19, ?20, ?21, ?22)",
-    )?
-    .execute(params![
+    stmts.game.execute(params![
         variant,
         to_sql(d.content),
         to_sql(d.record),
@@ -634,11 +662,9 @@ fn insert_game(tx: &Transaction<'_>, variant: i64, d: &Derived) -> Result<u32, W
     let id = tx.last_insert_rowid();
     let id = u32::try_from(id).map_err(|_| WriteError::TooManyGames)?;
     let tags = serde_json::to_string(&d.tags).unwrap_or_else(|_| "[]".to_string());
-    tx.prepare_cached("INSERT INTO game_text (game, tags, pgn) VALUES (?1, ?2, ?3)")?
-        .execute(params![id, tags, d.pgn])?;
+    stmts.text.execute(params![id, tags, d.pgn])?;
     for (kind, count) in &s.promotions_by_kind {
-        tx.prepare_cached("INSERT INTO promotion (game, kind, count) VALUES (?1, ?2, ?3)")?
-            .execute(params![id, kind, *count as i64])?;
+        stmts.promotion.execute(params![id, kind, *count as i64])?;
     }
     Ok(id)
 }
@@ -666,8 +692,14 @@ fn write_batch(
     };
     // Game ids by batch-local number; `None` for duplicates and rejected records.
     let mut ids: Vec<Option<u32>> = vec![None; prepared.games.len()];
-    let mut seen: HashMap<(i64, u64), Vec<usize>> = HashMap::new();
-    let mut games_per_variant: HashMap<i64, u64> = HashMap::new();
+    // The batch's games by (variant, key): the last stored one in `seen`, each one's
+    // predecessor with the same key in `earlier`. A list through the batch rather than a
+    // vector per key: no allocation per game.
+    let mut seen: FastMap<(i64, u64), usize> = FastMap::default();
+    seen.reserve(prepared.games.len());
+    let mut earlier: Vec<Option<usize>> = vec![None; prepared.games.len()];
+    let mut games_per_variant: FastMap<i64, u64> = FastMap::default();
+    let mut stmts = GameStatements::new(tx, rule)?;
     for (i, g) in prepared.games.iter().enumerate() {
         let d = match g {
             Ok(d) => d,
@@ -684,24 +716,34 @@ fn write_batch(
             DuplicateRule::Record => d.record,
             DuplicateRule::Moves => d.content,
         };
-        let earlier = seen.entry((v, key)).or_default();
-        let in_batch = earlier.iter().find_map(|&j| match &prepared.games[j] {
-            Ok(o) if same_game(o, d, rule) => ids[j].map(GameId),
-            _ => None,
-        });
+        let last = seen.get(&(v, key)).copied();
+        let mut in_batch = None;
+        let mut at = last;
+        while let Some(j) = at {
+            if let Some(Ok(o)) = prepared.games.get(j)
+                && same_game(o, d, rule)
+                && let Some(id) = ids[j]
+            {
+                in_batch = Some(GameId(id));
+                break;
+            }
+            at = earlier.get(j).copied().flatten();
+        }
         if let Some(of) = match in_batch {
             Some(of) => Some(of),
-            None => stored(tx, v, d, rule)?,
+            None => stored(&mut stmts, v, d, rule)?,
         } {
             stats.duplicates += 1;
             stats.duplicate_of.push(Duplicate { index: i, of });
             continue;
         }
-        earlier.push(i);
-        ids[i] = Some(insert_game(tx, v, d)?);
+        earlier[i] = last;
+        seen.insert((v, key), i);
+        ids[i] = Some(insert_game(tx, &mut stmts, v, d)?);
         *games_per_variant.entry(v).or_default() += 1;
         stats.imported += 1;
     }
+    drop(stmts);
     let mut batch = DerivedBatch::default();
     for (g, id) in prepared.games.iter().zip(&ids) {
         let (Ok(d), Some(id)) = (g, id) else { continue };
