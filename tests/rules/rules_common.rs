@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use kabir::rules::check_key::{KeyedPosition, check_key};
 use kabir::rules::{Move, MoveKind, Position, Variant};
 
 pub fn variant(name: &str) -> Arc<Variant> {
@@ -113,10 +114,15 @@ pub fn mv(p: &Position, uci: &str) -> Move {
 }
 
 /// The position after a legal move given as a coordinate string. The result must read back
-/// from its own position string and have a consistent hash.
+/// from its own position string and have a consistent hash and check key (the key kept move
+/// by move is the key computed from scratch).
 pub fn play(p: &Position, uci: &str) -> Position {
-    let after = p.after(mv(p, uci));
+    let m = mv(p, uci);
+    let after = p.after(m);
     assert_eq!(after.hash(), after.compute_hash(), "hash after {uci}");
+    let mut keyed = KeyedPosition::new(p, None);
+    keyed.play(m);
+    assert_eq!(keyed.key(), check_key(&after), "check key after {uci}");
     let again = Position::from_fen(p.variant(), &after.to_fen())
         .unwrap_or_else(|e| panic!("{}: {e}", after.to_fen()));
     assert_eq!(again.to_fen(), after.to_fen());

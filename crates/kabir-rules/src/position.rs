@@ -82,6 +82,15 @@ pub struct Undo {
 }
 
 impl Undo {
+    /// The squares the move changed and the codes that stood on them before, in the order
+    /// changed (a square may come again); `None` if there were more than the record holds.
+    pub(crate) fn changes(&self) -> Option<&[(u8, u8)]> {
+        let len = usize::from(self.len);
+        (len < MAX_CHANGES)
+            .then(|| self.changes.get(..len))
+            .flatten()
+    }
+
     /// For a move that changed only its two squares: the board code that stood on the second
     /// (the piece captured, or 0).
     pub(crate) fn plain_capture(&self) -> Option<u8> {
