@@ -138,6 +138,27 @@ pub enum DbError {
         /// The busy timeout that ran out, in milliseconds.
         waited_ms: u64,
     },
+    /// An import that committed without waiting for the disk (the first import of a new
+    /// file, see `docs/DATABASE.md`, "Journal") was filling the file when the system stopped:
+    /// its last writes may never have reached the disk, and the file may be damaged in ways
+    /// no check is sure to find.
+    #[error(
+        "{}: an import was filling this new database when the system stopped, before its \
+         writes were on disk, so it may be damaged: delete it and import the games again",
+        path.display()
+    )]
+    Unsynced {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The system could not write the file's data to disk when asked to (`fsync`).
+    #[error("{}: cannot write the database to disk: {error}", path.display())]
+    Sync {
+        /// The database file.
+        path: PathBuf,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
     /// A commit was cut short (by a crash) and its journal must be played back, but the file
     /// or its directory cannot be written to do it.
     #[error(

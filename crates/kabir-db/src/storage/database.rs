@@ -19,6 +19,33 @@ pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// touched. Writers keep reading through SQLite's page cache.
 const READ_MMAP_BYTES: i64 = 1 << 40;
 
+/// The start of the keys of `meta` that mark imports committing without waiting for the disk
+/// (see `Database::begin_unsynced`): `unsynced <boot id> <process id> <n>`.
+const UNSYNCED: &str = "unsynced ";
+/// Just after every such key.
+const UNSYNCED_END: &str = "unsynced!";
+
+/// Tells apart the marks of one process's connections.
+static NEXT_MARK: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// What names this start of the system, where the system says (Linux): writes that did not
+/// wait for the disk are safe in its memory until it stops.
+fn boot_id() -> Option<String> {
+    if cfg!(target_os = "linux") {
+        std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty() && !s.contains(' '))
+    } else {
+        None
+    }
+}
+
+/// Whether a process of this id runs (where [`boot_id`] is known, Linux's `/proc` says).
+fn process_alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// A game database file.
 ///
 /// [`Database::create_or_open`] opens one for writing (its [`importer`](Database::importer)
@@ -229,6 +256,7 @@ impl Database {
                 known: VERSION,
             });
         }
+        db.unsynced_marks()?;
         Ok(db)
     }
 
@@ -272,6 +300,7 @@ impl Database {
         if version < VERSION {
             db.migrate()?;
         }
+        db.settle_unsynced()?;
         Ok(db)
     }
 
@@ -314,6 +343,156 @@ impl Database {
         // A rollback journal needs every commit synced to leave nothing half-written after a
         // power failure; WAL mode keeps its NORMAL synchronisation (a sync per checkpoint).
         switched && self.conn.execute_batch("PRAGMA synchronous = FULL").is_ok()
+    }
+
+    /// The marks of the imports that are committing, or were, without waiting for the disk
+    /// (see [`Database::begin_unsynced`]), as (key, process id) for those of the running
+    /// system. A mark of an earlier start of the system is [`DbError::Unsynced`]: its import
+    /// was cut off with writes perhaps still in memory.
+    fn unsynced_marks(&self) -> Result<Vec<(String, u32)>, DbError> {
+        // `meta` came with schema version 3; older files know no such import.
+        let has_meta: bool = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(|e| self.err(e))?;
+        if !has_meta {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<String> = self
+            .conn
+            .prepare_cached("SELECT key FROM meta WHERE key >= ?1 AND key < ?2")
+            .and_then(|mut st| {
+                st.query_map([UNSYNCED, UNSYNCED_END], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .map_err(|e| self.err(e))?;
+        let boot = boot_id();
+        let mut marks = Vec::with_capacity(keys.len());
+        for key in keys {
+            let mut words = key.strip_prefix(UNSYNCED).unwrap_or("").split(' ');
+            let (mark_boot, pid) = (words.next(), words.next().and_then(|p| p.parse().ok()));
+            match (boot.as_deref(), mark_boot, pid) {
+                (Some(now), Some(then), Some(pid)) if now == then => marks.push((key, pid)),
+                _ => {
+                    return Err(DbError::Unsynced {
+                        path: self.path.clone(),
+                    });
+                }
+            }
+        }
+        Ok(marks)
+    }
+
+    /// Removes the marks that imports of this start of the system left when they were cut
+    /// off (their process is gone): what they wrote is in the system's memory, whole, and is
+    /// written to disk here first.
+    fn settle_unsynced(&self) -> Result<(), DbError> {
+        let marks = self.unsynced_marks()?;
+        let me = std::process::id();
+        let gone: Vec<String> = marks
+            .into_iter()
+            .filter(|&(_, pid)| pid != me && !process_alive(pid))
+            .map(|(key, _)| key)
+            .collect();
+        if gone.is_empty() {
+            return Ok(());
+        }
+        self.sync_files()?;
+        let mut delete = self
+            .conn
+            .prepare_cached("DELETE FROM meta WHERE key = ?1")
+            .map_err(|e| self.err(e))?;
+        for key in gone {
+            delete.execute([key]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Starts committing without waiting for the disk (`synchronous = OFF`), when that can
+    /// lose nothing that was stored: the file holds no game, this connection writes it
+    /// through a rollback journal, and the system can say when it was started (Linux). A mark
+    /// in `meta`, committed and synced first, names this start of the system and this
+    /// process: should the system stop before [`Database::end_unsynced`], every later
+    /// opening of the file reports it ([`DbError::Unsynced`]) instead of reading what may be
+    /// half written. A process killed meanwhile leaves its writes whole in the system's
+    /// memory, and the next connection that writes removes its mark. Returns the mark's key.
+    pub(crate) fn begin_unsynced(&self) -> Result<Option<String>, DbError> {
+        let Some(boot) = boot_id() else {
+            return Ok(None);
+        };
+        let empty: bool = self
+            .conn
+            .query_row("SELECT NOT EXISTS (SELECT 1 FROM game)", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if !empty {
+            return Ok(None);
+        }
+        // Numbers of one width, and the row deleted with `secure_delete`: a file imported
+        // twice the same way is the same bytes, whatever the processes' ids.
+        let key = format!(
+            "{UNSYNCED}{boot} {:010} {:010}",
+            std::process::id(),
+            NEXT_MARK.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        // Committed with `synchronous = FULL`: the mark is on disk before any write that
+        // does not wait.
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, 'import')",
+                [&key],
+            )
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute_batch("PRAGMA synchronous = OFF")
+            .map_err(|e| self.err(e))?;
+        Ok(Some(key))
+    }
+
+    /// Ends what [`Database::begin_unsynced`] began: everything written is synced to disk,
+    /// then the mark is removed by a commit that waits for the disk.
+    pub(crate) fn end_unsynced(&self, key: &str) -> Result<(), DbError> {
+        self.conn
+            .execute_batch("PRAGMA synchronous = FULL")
+            .map_err(|e| self.err(e))?;
+        // Another writer may have put the file in WAL mode meanwhile: its log is synced too.
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+        self.sync_files()?;
+        self.conn
+            .execute_batch("PRAGMA secure_delete = ON")
+            .and_then(|()| self.conn.execute("DELETE FROM meta WHERE key = ?1", [key]))
+            .and_then(|_| self.conn.execute_batch("PRAGMA secure_delete = OFF"))
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Writes the file and its WAL, if it has one, to disk (`fsync`).
+    fn sync_files(&self) -> Result<(), DbError> {
+        let sync = |path: &Path| -> std::io::Result<()> {
+            match std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(path)
+            {
+                Ok(file) => file.sync_all(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(e),
+            }
+        };
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        sync(Path::new(&wal))
+            .and_then(|()| sync(&self.path))
+            .map_err(|error| DbError::Sync {
+                path: self.path.clone(),
+                error,
+            })
     }
 
     /// Runs SQLite's own consistency check; `Ok(())` when it answers `ok`.

@@ -251,6 +251,14 @@ impl Importer<'_> {
         // database file) run on a connection of their own, so that the writer goes on with
         // the next batch meanwhile.
         let rollback = self.db.enter_rollback_journal();
+        // The first import of a new file need not wait for the disk at each commit: a mark
+        // makes a file cut off by a stop of the system known as such (see
+        // `Database::begin_unsynced`).
+        let unsynced = if rollback {
+            self.db.begin_unsynced()?
+        } else {
+            None
+        };
         let _ = self
             .db
             .conn
@@ -268,7 +276,7 @@ impl Importer<'_> {
         // Lent to the writer thread for the scope only, so that the connection's settings can
         // be put back after a panic there.
         let writer = &mut *self;
-        std::thread::scope(|scope| {
+        let outcome = std::thread::scope(|scope| {
             if let Some(conn) = checkpointer {
                 scope.spawn(move || {
                     while commits.recv().is_ok() {
@@ -410,7 +418,15 @@ impl Importer<'_> {
                     "PRAGMA wal_autocheckpoint = 1000; PRAGMA cache_size = -{CACHE_KIB}"
                 ));
             }
-        })?;
+        });
+        // Whatever stopped the import, what it committed is synced before it returns.
+        if let Some(key) = unsynced {
+            let ended = self.db.end_unsynced(&key);
+            if outcome.is_ok() {
+                ended?;
+            }
+        }
+        outcome?;
         Ok(totals)
     }
 
