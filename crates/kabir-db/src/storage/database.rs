@@ -24,6 +24,8 @@ const READ_MMAP_BYTES: i64 = 1 << 40;
 const UNSYNCED: &str = "unsynced ";
 /// Just after every such key.
 const UNSYNCED_END: &str = "unsynced!";
+/// The schema version that brought `meta`.
+const META_FROM: u32 = 3;
 
 /// Tells apart the marks of one process's connections.
 static NEXT_MARK: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -256,7 +258,7 @@ impl Database {
                 known: VERSION,
             });
         }
-        db.unsynced_marks()?;
+        db.unsynced_marks(version)?;
         Ok(db)
     }
 
@@ -349,23 +351,14 @@ impl Database {
     /// (see [`Database::begin_unsynced`]), as (key, process id) for those of the running
     /// system. A mark of an earlier start of the system is [`DbError::Unsynced`]: its import
     /// was cut off with writes perhaps still in memory.
-    fn unsynced_marks(&self) -> Result<Vec<(String, u32)>, DbError> {
+    fn unsynced_marks(&self, version: u32) -> Result<Vec<(String, u32)>, DbError> {
         // `meta` came with schema version 3; older files know no such import.
-        let has_meta: bool = self
-            .conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n > 0)
-            .map_err(|e| self.err(e))?;
-        if !has_meta {
+        if version < META_FROM {
             return Ok(Vec::new());
         }
         let keys: Vec<String> = self
             .conn
-            .prepare_cached("SELECT key FROM meta WHERE key >= ?1 AND key < ?2")
+            .prepare("SELECT key FROM meta WHERE key >= ?1 AND key < ?2")
             .and_then(|mut st| {
                 st.query_map([UNSYNCED, UNSYNCED_END], |r| r.get(0))?
                     .collect::<rusqlite::Result<_>>()
@@ -392,7 +385,7 @@ impl Database {
     /// off (their process is gone): what they wrote is in the system's memory, whole, and is
     /// written to disk here first.
     fn settle_unsynced(&self) -> Result<(), DbError> {
-        let marks = self.unsynced_marks()?;
+        let marks = self.unsynced_marks(VERSION)?;
         let me = std::process::id();
         let gone: Vec<String> = marks
             .into_iter()
