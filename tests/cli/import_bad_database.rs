@@ -300,3 +300,43 @@ fn a_valid_game_the_database_cannot_store_is_reported_and_kept() {
     assert_eq!(games(&db), 1);
     assert_eq!(integrity(&db), "ok");
 }
+
+/// A new database whose first import was cut off by a stop of the system (its mark in `meta`
+/// names another start of the system) may be half written: every command refuses it with a
+/// message that says what happened and what to do, and leaves it as it is. A first import
+/// that ends leaves no mark.
+#[test]
+fn a_new_database_cut_off_by_a_stop_of_the_system_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(dir.path(), "stopped.db");
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM meta WHERE key LIKE 'unsynced %'"),
+        0
+    );
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO meta (key, value)
+             VALUES ('unsynced 00000000-0000-0000-0000-000000000000 0000000001 0000000000', 'import')",
+            [],
+        )
+        .unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let stderr = import_fails(&db, 2);
+    for args in [vec!["stats"], vec!["explore", "--variant", "shatranj"]] {
+        let out = kabir().args(&args).arg("--db").arg(&db).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
+    }
+    assert!(
+        stderr.contains("stopped.db")
+            && stderr.contains("when the system stopped")
+            && stderr.contains("delete it and import the games again")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the file was written to"
+    );
+}

@@ -285,6 +285,8 @@ impl Database {
         }
         db.check_version(version)?;
         db.check_tables(version, shape)?;
+        // A file that may be half written is refused before anything is written to it.
+        let marks = db.unsynced_marks(version)?;
         // Index segments are blobs of tens of kilobytes: in pages of 64 KiB most of them fit
         // in one page instead of a chain of small ones, which makes imports much cheaper. A
         // page size takes effect only on a new file; an existing one keeps its own.
@@ -302,7 +304,7 @@ impl Database {
         if version < VERSION {
             db.migrate()?;
         }
-        db.settle_unsynced()?;
+        db.settle_unsynced(marks)?;
         Ok(db)
     }
 
@@ -381,11 +383,10 @@ impl Database {
         Ok(marks)
     }
 
-    /// Removes the marks that imports of this start of the system left when they were cut
-    /// off (their process is gone): what they wrote is in the system's memory, whole, and is
-    /// written to disk here first.
-    fn settle_unsynced(&self) -> Result<(), DbError> {
-        let marks = self.unsynced_marks(VERSION)?;
+    /// Removes those of `marks` (see [`Database::unsynced_marks`]) that imports of this start
+    /// of the system left when they were cut off (their process is gone): what they wrote is
+    /// in the system's memory, whole, and is written to disk here first.
+    fn settle_unsynced(&self, marks: Vec<(String, u32)>) -> Result<(), DbError> {
         let me = std::process::id();
         let gone: Vec<String> = marks
             .into_iter()
