@@ -458,11 +458,12 @@ impl Database {
             .conn
             .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
         self.sync_files()?;
-        self.conn
+        let deleted = self
+            .conn
             .execute_batch("PRAGMA secure_delete = ON")
-            .and_then(|()| self.conn.execute("DELETE FROM meta WHERE key = ?1", [key]))
-            .and_then(|_| self.conn.execute_batch("PRAGMA secure_delete = OFF"))
-            .map_err(|e| self.err(e))?;
+            .and_then(|()| self.conn.execute("DELETE FROM meta WHERE key = ?1", [key]));
+        let _ = self.conn.execute_batch("PRAGMA secure_delete = OFF");
+        deleted.map_err(|e| self.err(e))?;
         Ok(())
     }
 
